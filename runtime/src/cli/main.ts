@@ -1,0 +1,55 @@
+/**
+ * `10xgraph <command>`: the command-line entry. Each command lives in its own module and
+ * returns its exit code; nothing here knows what a command does.
+ */
+import { runAudit } from './audit';
+import { runApi } from './api';
+
+const USAGE = `usage: 10xgraph <command> [options]
+
+commands:
+  audit [FILE] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]
+        check a 10xgraph.json (default ./10xgraph.json) with the rule set the server uses
+  api [--config FILE] [--host 127.0.0.1] [--port 8000] [--db FILE]
+        check the config, load the agent module and serve the graph over HTTP and WebSocket
+
+Run '10xgraph <command> --help' for a command's options.`;
+
+/** Runs the CLI with `argv` (without node and script) and resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'audit':
+      return runAudit(rest);
+    case 'api':
+      return runApi(rest);
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      process.stdout.write(USAGE + '\n');
+      return command === undefined ? 2 : 0;
+    case '--version':
+    case '-v':
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    default:
+      process.stderr.write(`10xgraph: unknown command '${command}'.\n\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+declare const __VERSION__: string | undefined;
+const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : '0.1.0';
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`10xgraph: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

@@ -1,0 +1,14 @@
+/**
+ * The rule set for `10xgraph.json`: one pure module that parses the text with positions and
+ * returns every problem with its code, severity, range and quick fixes. It imports nothing of
+ * LSP, HTTP or the file system; the editor, the CLI and the server start-up all call it.
+ */
+export * from './types';
+export { auditConfig, analyzeConfig, RULESET_VERSION } from './audit';
+export type { Analysis, ParsedConfig, RemoteToolSchema } from './audit';
+export { applyEdits, applySafeFixes } from './edits';
+export { RULES, ruleDocsAnchor } from './catalog';
+export type { RuleInfo } from './catalog';
+export { LineIndex } from './lineIndex';
+export type { JsonNode } from './parse';
+export { nodeAtOffset, pathOfNode, valueOfNode, propertyOf } from './parse';

@@ -1,0 +1,134 @@
+/**
+ * The shapes the rule set speaks in. Offsets and lengths count UTF-16 code units
+ * (as JavaScript strings and LSP do); only front ends turn them into lines and columns.
+ */
+
+/** How bad a problem is: errors stop the server, warnings are logged, information is editor-only. */
+export type Severity = 'error' | 'warning' | 'information';
+
+/** Every code the rule set can report (SPEC §2), plus `internal-error` for a rule that threw. */
+export type ProblemCode =
+  | 'invalid-json'
+  | 'root-not-object'
+  | 'agent-missing'
+  | 'agent-invalid'
+  | 'remote-tools-not-list'
+  | 'tool-not-object'
+  | 'unknown-field'
+  | 'missing-field'
+  | 'not-a-string'
+  | 'blank-field'
+  | 'duplicate-name'
+  | 'parameters-not-object'
+  | 'parameters-type-not-object'
+  | 'properties-not-object'
+  | 'required-not-string-list'
+  | 'node-not-found'
+  | 'node-not-tool-node'
+  | 'name-conflicts-with-server-tool'
+  | 'duplicate-key'
+  | 'required-not-in-properties'
+  | 'invalid-tool-name'
+  | 'invalid-property-schema'
+  | 'vague-description'
+  | 'tool-not-attached'
+  | 'internal-error';
+
+/** Replace `length` code units at `offset` with `newText`. Offsets refer to the original text. */
+export interface TextEdit {
+  offset: number;
+  length: number;
+  newText: string;
+}
+
+/** One quick fix: a title for people and the edits that carry it out. */
+export interface Fix {
+  title: string;
+  edits: TextEdit[];
+  /** The most likely fix among the candidates of one problem. */
+  isPreferred?: boolean;
+  /** Safe fixes are applied by `source.fixAll.10xgraph` and `10xgraph audit --fix`. */
+  safe?: boolean;
+  /**
+   * A fix that is an action rather than an edit (the edits are then empty):
+   * `refetch-graph` asks the front end to fetch the live graph again.
+   */
+  command?: 'refetch-graph';
+}
+
+/** A place elsewhere in the text that explains a problem (the first use of a duplicate name). */
+export interface RelatedLocation {
+  offset: number;
+  length: number;
+  message: string;
+}
+
+/** One problem found in a `10xgraph.json` text. */
+export interface Problem {
+  code: ProblemCode;
+  severity: Severity;
+  message: string;
+  offset: number;
+  length: number;
+  related?: RelatedLocation[];
+  /** Quick-fix candidates, computed by the rule set; front ends only apply them. */
+  fixes?: Fix[];
+}
+
+/** What a node is in a compiled graph. `unknown` when an older server omits the type. */
+export type NodeKind = 'tool_node' | 'model_node' | 'function_node' | 'unknown';
+
+/** A tool a ToolNode carries: a server tool (`local`) or an attached remote tool (`remote`). */
+export interface GraphTool {
+  name: string;
+  description?: string;
+  parameters?: unknown;
+  source: 'local' | 'remote';
+}
+
+/** A node of the graph, as the runtime knows it or a server's `/v1/graph` reports it. */
+export interface GraphNode {
+  name: string;
+  kind: NodeKind;
+  /** Tools the node carries, when known (ToolNodes only). */
+  tools?: GraphTool[];
+}
+
+/** An edge of the graph. */
+export interface GraphEdge {
+  source: string;
+  target: string;
+}
+
+/**
+ * The graph a config is judged against. `origin` says how it is known:
+ * `loaded` in-process (start-up, `audit` loading the agent module), `live` from a running
+ * server (`audit --graph-url`, the language server). `tool-not-attached` is judged only on
+ * a live graph; `name-conflicts-with-server-tool` only when `toolsKnown`.
+ */
+export interface Graph {
+  origin: 'loaded' | 'live';
+  nodes: GraphNode[];
+  edges?: GraphEdge[];
+  /** Whether `tools` of each ToolNode is known. */
+  toolsKnown: boolean;
+  /** The server's 10xgraph version (`info.version`), when it said. */
+  version?: string;
+  /** When a live graph was fetched (ms since the epoch). */
+  fetchedAt?: number;
+  /** True when a live graph came from an earlier fetch (a cache), not from the server just now. */
+  stale?: boolean;
+}
+
+/** Options of one audit. */
+export interface AuditOptions {
+  /** The graph, when known; without it the graph rules are skipped. */
+  graph?: Graph;
+  /**
+   * Agent modules found beside the file (`graph:app` style specs), for the `agent-missing` fix.
+   * Front ends that can read the folder pass them; the rule set never touches files.
+   */
+  agentCandidates?: string[];
+  /** At most this many `invalid-json` problems are reported (default 100). */
+  maxSyntaxErrors?: number;
+}

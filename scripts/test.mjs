@@ -1,0 +1,32 @@
+// Runs every test file under test/ with Node's own test runner (TypeScript through tsx).
+// `node scripts/test.mjs [filter...]` runs only the files whose path contains a filter.
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+const root = new URL('..', import.meta.url).pathname;
+const filters = process.argv.slice(2);
+
+/** Lists test files below `dir`, skipping fixtures. */
+function findTests(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (name === 'fixtures' || name === 'node_modules') continue;
+    if (statSync(path).isDirectory()) out.push(...findTests(path));
+    else if (name.endsWith('.test.ts')) out.push(relative(root, path));
+  }
+  return out.sort();
+}
+
+const files = findTests(join(root, 'test')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+if (files.length === 0) {
+  console.error(`test: no test file matches ${filters.join(' ')}`);
+  process.exit(1);
+}
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, TENXGRAPH_TEST: '1' },
+});
+process.exit(result.status ?? 1);
