@@ -1,0 +1,364 @@
+import { preview, readNdjson } from './chunks';
+import { CLIENT_ERROR_CODES, TenxGraphError } from './errors';
+import { Message, newId } from './message';
+import { ToolExecutor } from './toolExecutor';
+import type { ToolHandler, ToolHandlerOptions } from './toolExecutor';
+import type { GraphDescription, GraphTools, InvokeData, RemoteToolCall, StreamChunk } from './types';
+import { WsConnection } from './wsConnection';
+import type { WebSocketConstructor } from './wsConnection';
+
+/** Where a client connects when no `baseUrl` is given: `10xgraph api`'s default address. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8000';
+/** The server's default `recursion_limit`, also the client's default cap on remote-tool rounds. */
+export const DEFAULT_RECURSION_LIMIT = 25;
+
+/** A fetch function: the platform's, or one passed in. */
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+/** Options of a `TenxGraphClient`. */
+export interface TenxGraphClientOptions {
+  /** The server's base URL (default `http://127.0.0.1:8000`); a path prefix is kept. */
+  baseUrl?: string;
+  /** Sent as `Authorization: Bearer <token>`, and as `?token=` on the WebSocket (browsers cannot set its headers). */
+  token?: string;
+  /** The fetch to use (default `globalThis.fetch`). */
+  fetch?: FetchLike;
+  /** The WebSocket constructor to use (default `globalThis.WebSocket`; pass `ws`'s in Node 20). */
+  WebSocket?: WebSocketConstructor;
+  /** Default time-out of every tool handler, in milliseconds (none when absent). */
+  handlerTimeoutMs?: number;
+}
+
+/** Options of `invoke` and `stream`. */
+export interface RunOptions {
+  /** `thread_id` continues a thread; without it the server starts a new one. */
+  config?: { thread_id?: string };
+  /** Sent to the server (its graph-step limit per run) and the cap on the client's remote-tool rounds. Default 25. */
+  recursion_limit?: number;
+  /** Aborts the requests and the running handlers. */
+  signal?: AbortSignal;
+}
+
+/** Options of `stream`. */
+export interface StreamOptions extends RunOptions {
+  /** `http` (default) reads `POST /v1/graph/stream`; `ws` uses `WS /v1/graph/ws`. */
+  transport?: 'http' | 'ws';
+}
+
+/** What `invoke` resolves to: the last run's answer, with every message of the whole loop. */
+export interface InvokeResult extends InvokeData {
+  /** How many times the client ran handlers and sent results. */
+  rounds: number;
+}
+
+interface RunBody {
+  messages: Message[];
+  config: { thread_id?: string };
+  recursion_limit?: number;
+}
+
+/**
+ * A client of a 10xgraph server (`10xgraph api`). It runs in browsers and in Node: it uses only
+ * fetch, WebSocket and AbortController. Register a handler for each remote tool of the server's
+ * 10xgraph.json; `invoke` and `stream` then run the remote-tool loop: when the graph stops on
+ * remote calls, the client runs their handlers concurrently, sends the results on the same
+ * thread and goes on until the graph finishes.
+ */
+export class TenxGraphClient {
+  /** The executor behind `registerToolHandler`: usable directly to run calls by hand. */
+  readonly tools: ToolExecutor;
+  private readonly baseUrl: string;
+  private readonly token?: string;
+  private readonly fetchImpl?: FetchLike;
+  private readonly WebSocketImpl?: WebSocketConstructor;
+  private ws?: WsConnection;
+
+  constructor(options: TenxGraphClientOptions = {}) {
+    const base = options.baseUrl ?? DEFAULT_BASE_URL;
+    if (!/^https?:\/\//i.test(base)) {
+      throw new TypeError(`baseUrl must be an http:// or https:// URL such as ${DEFAULT_BASE_URL}, not '${base}'.`);
+    }
+    this.baseUrl = base.replace(/\/+$/, '');
+    if (options.token !== undefined && options.token !== '') this.token = options.token;
+    const globalFetch = (globalThis as { fetch?: FetchLike }).fetch;
+    // Wrapped so that browsers see fetch called on the global object ("Illegal invocation" otherwise).
+    this.fetchImpl = options.fetch ?? (globalFetch ? (input, init) => globalFetch.call(globalThis, input, init) : undefined);
+    this.WebSocketImpl = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    this.tools = new ToolExecutor(options.handlerTimeoutMs === undefined ? {} : { timeoutMs: options.handlerTimeoutMs });
+  }
+
+  /** Registers the handler of remote tool `name` (replacing an earlier one). Returns the client, for chaining. */
+  registerToolHandler(name: string, handler: ToolHandler, options: ToolHandlerOptions = {}): this {
+    this.tools.register(name, handler, options);
+    return this;
+  }
+
+  /** `GET /ping`: resolves to `"pong"` when the server is up. */
+  async ping(options: { signal?: AbortSignal } = {}): Promise<string> {
+    return this.request<string>('GET', '/ping', undefined, options.signal);
+  }
+
+  /** `GET /v1/graph`: the graph's nodes (with their type), edges and `info.version`. */
+  async graph(options: { signal?: AbortSignal } = {}): Promise<GraphDescription> {
+    return this.request<GraphDescription>('GET', '/v1/graph', undefined, options.signal);
+  }
+
+  /** `GET /v1/graph/tools`: the tools of each ToolNode, server (`local`) and `remote` alike. */
+  async graphTools(options: { signal?: AbortSignal } = {}): Promise<GraphTools> {
+    return this.request<GraphTools>('GET', '/v1/graph/tools', undefined, options.signal);
+  }
+
+  /**
+   * Runs the graph on `messages` (`POST /v1/graph/invoke`) and the remote-tool loop until the
+   * thread no longer waits. Resolves to the final status with every message the loop added
+   * (the tool-result messages the client sent included). Rejects with a TenxGraphError on an
+   * API error, or when `recursion_limit` rounds did not end the loop.
+   */
+  async invoke(messages: Message[] | string, options: RunOptions = {}): Promise<InvokeResult> {
+    const limit = checkLimit(options.recursion_limit);
+    const collected: Message[] = [];
+    const seen = new Set<string>();
+    const keep = (message: Message) => {
+      if (seen.has(message.message_id)) return;
+      seen.add(message.message_id);
+      collected.push(message);
+    };
+    let body = this.firstBody(messages, options);
+    for (let rounds = 0; ; rounds++) {
+      const data = await this.request<InvokeData>('POST', '/v1/graph/invoke', body, options.signal);
+      if (!data || typeof data.thread_id !== 'string' || !Array.isArray(data.messages)) {
+        throw new TenxGraphError(0, CLIENT_ERROR_CODES.unexpectedResponse, `The answer of POST ${this.baseUrl}/v1/graph/invoke has no thread_id or messages; is the URL a 10xgraph server?`);
+      }
+      data.messages.forEach(keep);
+      const pending = Array.isArray(data.pending_remote_calls) ? data.pending_remote_calls : [];
+      if (data.status !== 'waiting' || pending.length === 0) {
+        return { ...data, messages: collected, pending_remote_calls: pending, rounds };
+      }
+      if (rounds >= limit) throw limitError(data.thread_id, limit, pending);
+      const toolMessage = await this.answer(pending, data.thread_id, options.signal);
+      keep(toolMessage);
+      body = { messages: [toolMessage], config: { thread_id: data.thread_id } };
+      if (options.recursion_limit !== undefined) body.recursion_limit = options.recursion_limit;
+    }
+  }
+
+  /**
+   * Runs the graph on `messages` and yields its chunks as they come, over
+   * `POST /v1/graph/stream` or, with `transport: 'ws'`, the WebSocket. The remote-tool loop
+   * runs inside: after a `remote_tool_calls` chunk and its `end` (status `waiting`), the client
+   * runs the handlers, yields the tool-result message it sends as a `message` chunk, and goes
+   * on with the next run's chunks. An `error` chunk from the server is yielded like any other
+   * (its `end` follows); failures outside the stream (HTTP errors, a lost connection, the
+   * loop's limit) throw a TenxGraphError.
+   */
+  async *stream(messages: Message[] | string, options: StreamOptions = {}): AsyncGenerator<StreamChunk, void, undefined> {
+    const limit = checkLimit(options.recursion_limit);
+    const transport = options.transport ?? 'http';
+    if (transport !== 'http' && transport !== 'ws') throw new TypeError(`transport must be 'http' or 'ws', not '${String(transport)}'.`);
+    const sent = new Set<string>();
+    let body = this.firstBody(messages, options);
+    let threadId = body.config.thread_id;
+    for (let rounds = 0; ; rounds++) {
+      let calls: RemoteToolCall[] = [];
+      let status: string | undefined;
+      const chunks = transport === 'ws' ? this.wsRun(body, options.signal) : this.httpRun(body, options.signal);
+      for await (const chunk of chunks) {
+        if (chunk.event === 'metadata' && typeof chunk.data.thread_id === 'string') threadId = chunk.data.thread_id;
+        if (chunk.event === 'remote_tool_calls') {
+          calls = Array.isArray(chunk.data.calls) ? chunk.data.calls : [];
+          threadId = chunk.data.thread_id ?? threadId;
+        }
+        if (chunk.event === 'message' && sent.has(chunk.data.message_id)) continue;
+        if (chunk.event === 'end') {
+          status = chunk.data.status;
+          threadId = chunk.data.thread_id ?? threadId;
+        }
+        yield chunk;
+        if (chunk.event === 'end') break;
+      }
+      if (status !== 'waiting') return;
+      if (threadId === undefined || calls.length === 0) {
+        throw new TenxGraphError(0, CLIENT_ERROR_CODES.unexpectedResponse, `The stream ended with status 'waiting' but named no remote calls or thread; the server is not following the 10xgraph wire format.`);
+      }
+      if (rounds >= limit) throw limitError(threadId, limit, calls);
+      const toolMessage = await this.answer(calls, threadId, options.signal);
+      sent.add(toolMessage.message_id);
+      yield { event: 'message', data: toolMessage };
+      body = { messages: [toolMessage], config: { thread_id: threadId } };
+      if (options.recursion_limit !== undefined) body.recursion_limit = options.recursion_limit;
+    }
+  }
+
+  /** `stream` over the WebSocket endpoint (`WS /v1/graph/ws`). */
+  streamWs(messages: Message[] | string, options: RunOptions = {}): AsyncGenerator<StreamChunk, void, undefined> {
+    return this.stream(messages, { ...options, transport: 'ws' });
+  }
+
+  /** Closes the shared WebSocket, if one is open. HTTP requests need no closing. */
+  close(): void {
+    this.ws?.close();
+    this.ws = undefined;
+  }
+
+  private firstBody(messages: Message[] | string, options: RunOptions): RunBody {
+    const list = typeof messages === 'string' ? [Message.text_message(messages)] : messages;
+    if (!Array.isArray(list)) throw new TypeError('messages must be an array of messages (or a string, sent as one user message).');
+    const body: RunBody = { messages: list, config: {} };
+    const threadId = options.config?.thread_id;
+    if (threadId !== undefined) body.config.thread_id = threadId;
+    if (options.recursion_limit !== undefined) body.recursion_limit = options.recursion_limit;
+    return body;
+  }
+
+  private async answer(calls: RemoteToolCall[], threadId: string, signal: AbortSignal | undefined): Promise<Message> {
+    const results = await this.tools.executeAll(calls, signal ? { thread_id: threadId, signal } : { thread_id: threadId });
+    signal?.throwIfAborted();
+    return Message.tool_message(results);
+  }
+
+  private headers(json: boolean, accept: string): Record<string, string> {
+    const headers: Record<string, string> = { accept };
+    if (json) headers['content-type'] = 'application/json';
+    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+    return headers;
+  }
+
+  private async send(method: string, path: string, body: unknown, signal: AbortSignal | undefined, accept: string): Promise<Response> {
+    if (!this.fetchImpl) {
+      throw new TenxGraphError(0, CLIENT_ERROR_CODES.unsupported, 'This platform has no fetch: pass one as the `fetch` option of TenxGraphClient.');
+    }
+    const init: RequestInit = { method, headers: this.headers(body !== undefined, accept) };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    if (signal) init.signal = signal;
+    try {
+      return await this.fetchImpl(this.baseUrl + path, init);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason ?? error;
+      const cause = error instanceof Error ? ((error as { cause?: { message?: string } }).cause?.message ?? error.message) : String(error);
+      throw new TenxGraphError(0, CLIENT_ERROR_CODES.network, `Could not reach the 10xgraph server at ${this.baseUrl} (${method} ${path}: ${cause}); check that \`10xgraph api\` is running there.`);
+    }
+  }
+
+  private async request<T>(method: string, path: string, body: unknown, signal: AbortSignal | undefined): Promise<T> {
+    const response = await this.send(method, path, body, signal, 'application/json');
+    const text = await response.text();
+    let payload: unknown;
+    try {
+      payload = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      payload = undefined;
+    }
+    if (!response.ok) throw errorFromResponse(response, payload, text, method, path);
+    if (typeof payload !== 'object' || payload === null || !('data' in payload)) {
+      throw new TenxGraphError(
+        0,
+        CLIENT_ERROR_CODES.unexpectedResponse,
+        `The answer of ${method} ${this.baseUrl}${path} is not a 10xgraph envelope (${preview(text) || 'empty body'}); is the URL a 10xgraph server?`,
+      );
+    }
+    return (payload as { data: T }).data;
+  }
+
+  private async *httpRun(body: RunBody, signal: AbortSignal | undefined): AsyncGenerator<StreamChunk> {
+    const path = '/v1/graph/stream';
+    const response = await this.send('POST', path, body, signal, 'application/x-ndjson');
+    if (!response.ok) {
+      const text = await response.text();
+      let payload: unknown;
+      try {
+        payload = JSON.parse(text);
+      } catch {
+        payload = undefined;
+      }
+      throw errorFromResponse(response, payload, text, 'POST', path);
+    }
+    if (!response.body) {
+      throw new TenxGraphError(0, CLIENT_ERROR_CODES.unexpectedResponse, `The answer of POST ${this.baseUrl}${path} has no body to stream.`);
+    }
+    let ended = false;
+    for await (const chunk of readNdjson(response.body, `stream at ${this.baseUrl}${path}`)) {
+      yield chunk;
+      if (chunk.event === 'end') {
+        ended = true;
+        break;
+      }
+    }
+    if (!ended) throw incomplete(`${this.baseUrl}${path}`, body.config.thread_id);
+  }
+
+  private async *wsRun(body: RunBody, signal: AbortSignal | undefined): AsyncGenerator<StreamChunk> {
+    const connection = this.connection();
+    const id = newId();
+    const queue = await connection.request(id, { ...body });
+    const onAbort = () => queue.fail(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const chunk of queue) {
+        yield chunk;
+        if (chunk.event === 'end') return;
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      connection.release(id);
+    }
+  }
+
+  private connection(): WsConnection {
+    if (this.ws) return this.ws;
+    if (!this.WebSocketImpl) {
+      throw new TenxGraphError(
+        0,
+        CLIENT_ERROR_CODES.unsupported,
+        "This platform has no WebSocket: pass one as the `WebSocket` option (in Node 20: `import WebSocket from 'ws'`), or stream over HTTP.",
+      );
+    }
+    const url = new URL(`${this.baseUrl}/v1/graph/ws`);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    const shown = url.toString();
+    if (this.token !== undefined) url.searchParams.set('token', this.token);
+    this.ws = new WsConnection(url.toString(), shown, this.WebSocketImpl);
+    return this.ws;
+  }
+}
+
+function checkLimit(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_RECURSION_LIMIT;
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`recursion_limit must be a whole number of at least 1, not ${String(value)}.`);
+  return value;
+}
+
+function limitError(threadId: string, limit: number, pending: RemoteToolCall[]): TenxGraphError {
+  const names = [...new Set(pending.map((call) => call.name))].join(', ');
+  return new TenxGraphError(
+    0,
+    CLIENT_ERROR_CODES.recursionLimit,
+    `Thread ${threadId} still waits on remote calls (${names}) after ${limit} rounds of tool results, the recursion_limit; raise recursion_limit or check why the model keeps calling tools.`,
+    { threadId },
+  );
+}
+
+function incomplete(where: string, threadId: string | undefined): TenxGraphError {
+  return new TenxGraphError(
+    0,
+    CLIENT_ERROR_CODES.streamIncomplete,
+    `The stream from ${where} ended before its end chunk; the server may have stopped. Retry on the same thread.`,
+    threadId === undefined ? {} : { threadId },
+  );
+}
+
+function errorFromResponse(response: Response, payload: unknown, text: string, method: string, path: string): TenxGraphError {
+  const envelope = payload as { error?: { code?: unknown; message?: unknown }; metadata?: { request_id?: unknown } } | undefined;
+  const requestId = typeof envelope?.metadata?.request_id === 'string' ? envelope.metadata.request_id : undefined;
+  const extra = requestId === undefined ? {} : { requestId };
+  if (envelope && typeof envelope.error === 'object' && envelope.error !== null && typeof envelope.error.code === 'string') {
+    const message = typeof envelope.error.message === 'string' ? envelope.error.message : `${method} ${path} failed with ${response.status}.`;
+    return new TenxGraphError(response.status, envelope.error.code, message, extra);
+  }
+  return new TenxGraphError(
+    response.status,
+    `http_${response.status}`,
+    `${method} ${path} answered ${response.status} ${response.statusText} without a 10xgraph error (${preview(text) || 'empty body'}); is the URL a 10xgraph server?`,
+    extra,
+  );
+}

@@ -1,0 +1,26 @@
+/**
+ * `10xgraph/client`: the TypeScript client of a 10xgraph server. Browser-compatible (fetch,
+ * WebSocket and AbortController only, no Node built-ins); in Node 20, pass `ws`'s WebSocket.
+ */
+export { TenxGraphClient, DEFAULT_BASE_URL, DEFAULT_RECURSION_LIMIT } from './client';
+export type { TenxGraphClientOptions, RunOptions, StreamOptions, InvokeResult, FetchLike } from './client';
+export { ToolExecutor, describeThrown, toJsonValue } from './toolExecutor';
+export type { ToolHandler, ToolHandlerOptions, ToolCallContext, ToolExecutorOptions, ExecuteContext } from './toolExecutor';
+export { TenxGraphError, CLIENT_ERROR_CODES } from './errors';
+export { Message } from './message';
+export type { WebSocketLike, WebSocketConstructor } from './wsConnection';
+export type {
+  Role,
+  Block,
+  TextBlock,
+  ToolCallBlock,
+  RemoteToolCallBlock,
+  ToolResultBlock,
+  RemoteToolCall,
+  ResponseMetadata,
+  InvokeData,
+  StreamChunk,
+  GraphDescription,
+  GraphTools,
+  GraphToolInfo,
+} from './types';
