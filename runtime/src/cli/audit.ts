@@ -1,0 +1,279 @@
+/**
+ * `10xgraph audit [FILE] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]`:
+ * the rule set run over one file and printed. Exit 0 when no error, 1 when errors, 2 when it
+ * could not run.
+ */
+import { closeSync, existsSync, openSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, resolve, relative } from 'node:path';
+import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type Graph, type Problem, type ProblemCode } from '../rules/index';
+import { fetchLiveGraph } from '../live/fetchGraph';
+import { findAgentCandidates } from '../workspace/agentCandidates';
+import { countProblems, formatProblemLine, problemRange } from './format';
+import { loadGraphForAudit } from './auditGraph';
+
+/** Largest file the CLI reads (the language server has its own bound). */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
+
+const HELP = `usage: 10xgraph audit [FILE] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]
+
+Checks FILE (default ./10xgraph.json) with the rule set the server runs at start-up.
+
+  --graph-url URL   check node names against the server running at URL (GET /v1/graph);
+                    TENXGRAPH_TOKEN is sent as a bearer token
+  --no-graph        skip the rules that need the graph
+                    (default: load the agent module, as 10xgraph api does)
+  --format FORMAT   text (default), json or sarif
+  --fix             apply every safe quick fix to FILE, then report what is left
+  --timeout-ms N    time allowed for --graph-url (default 2000)
+
+Exit status: 0 no error, 1 errors found, 2 could not run.`;
+
+interface AuditArgs {
+  file: string;
+  graphUrl?: string;
+  noGraph: boolean;
+  format: 'text' | 'json' | 'sarif';
+  fix: boolean;
+  timeoutMs: number;
+}
+
+class UsageError extends Error {}
+
+function parseArgs(argv: string[]): AuditArgs | 'help' {
+  const args: AuditArgs = { file: '10xgraph.json', noGraph: false, format: 'text', fix: false, timeoutMs: 2000 };
+  let fileSeen = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = () => {
+      if (inline !== undefined) return inline;
+      const next = argv[++i];
+      if (next === undefined) throw new UsageError(`${flag} needs a value.`);
+      return next;
+    };
+    switch (flag) {
+      case '-h':
+      case '--help':
+        return 'help';
+      case '--graph-url':
+        args.graphUrl = value();
+        break;
+      case '--no-graph':
+        args.noGraph = true;
+        break;
+      case '--fix':
+        args.fix = true;
+        break;
+      case '--format': {
+        const format = value();
+        if (format !== 'text' && format !== 'json' && format !== 'sarif') throw new UsageError(`--format must be text, json or sarif, not '${format}'.`);
+        args.format = format;
+        break;
+      }
+      case '--timeout-ms': {
+        const n = Number(value());
+        if (!Number.isInteger(n) || n <= 0) throw new UsageError('--timeout-ms takes a positive whole number of milliseconds.');
+        args.timeoutMs = n;
+        break;
+      }
+      default:
+        if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option '${arg}'.`);
+        if (fileSeen) throw new UsageError(`only one FILE may be given ('${args.file}', then '${arg}').`);
+        args.file = arg;
+        fileSeen = true;
+    }
+  }
+  if (args.graphUrl !== undefined && args.noGraph) throw new UsageError('--graph-url and --no-graph cannot be used together.');
+  return args;
+}
+
+/** Reads `path` as UTF-8 text, or throws an Error whose message says what is wrong and where. */
+export function readConfigText(path: string): string {
+  if (!existsSync(path)) throw new Error(`${path}: no such file.`);
+  const stat = statSync(path);
+  if (stat.isDirectory()) throw new Error(`${path} is a directory: give the path of a 10xgraph.json file.`);
+  if (stat.size > MAX_FILE_BYTES) throw new Error(`${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, over the ${MAX_FILE_BYTES / 1024 / 1024} MB limit for a config file.`);
+  const buffer = Buffer.alloc(stat.size);
+  const fd = openSync(path, 'r');
+  try {
+    let at = 0;
+    while (at < stat.size) {
+      const n = readSync(fd, buffer, at, stat.size - at, at);
+      if (n === 0) break;
+      at += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  if (buffer.includes(0)) throw new Error(`${path} is a binary file (it holds NUL bytes), not JSON text.`);
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buffer);
+  } catch {
+    throw new Error(`${path} is not UTF-8 text.`);
+  }
+}
+
+/** Writes `text` to `path` through a temporary file and a rename, so no half-written file is left. */
+export function writeFileAtomic(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, text);
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // The temporary file was never made.
+    }
+    throw error;
+  }
+}
+
+/** How the graph was known for one audit. */
+export interface GraphSource {
+  mode: 'loaded' | 'url' | 'skipped';
+  graph?: Graph;
+  /** Why the graph rules were skipped, or where the graph came from. */
+  note: string;
+}
+
+/** Runs `10xgraph audit` with `argv`; resolves to the exit code. */
+export async function runAudit(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+  let args: AuditArgs | 'help';
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    err.write(`10xgraph audit: ${(error as Error).message}\nRun '10xgraph audit --help' for usage.\n`);
+    return 2;
+  }
+  if (args === 'help') {
+    out.write(HELP + '\n');
+    return 0;
+  }
+  const path = resolve(args.file);
+  const shown = displayPath(path);
+  let text: string;
+  try {
+    text = readConfigText(path);
+  } catch (error) {
+    err.write(`10xgraph audit: ${(error as Error).message.replace(path, shown)}\n`);
+    return 2;
+  }
+
+  let source: GraphSource;
+  if (args.noGraph) {
+    source = { mode: 'skipped', note: 'skipped (--no-graph): node names not checked' };
+  } else if (args.graphUrl !== undefined) {
+    const result = await fetchLiveGraph(args.graphUrl, { timeoutMs: args.timeoutMs, token: process.env.TENXGRAPH_TOKEN || undefined });
+    if (!result.ok) {
+      err.write(`10xgraph audit: could not read the graph from ${args.graphUrl}: ${result.error}.\n`);
+      return 2;
+    }
+    source = { mode: 'url', graph: result.graph, note: `from ${args.graphUrl} (${result.graph.nodes.length} nodes)` };
+  } else {
+    source = await loadGraphForAudit(path, text);
+  }
+
+  const agentCandidates = findAgentCandidates(dirname(path));
+  const options = { ...(source.graph ? { graph: source.graph } : {}), agentCandidates };
+  let problems: Problem[];
+  let fixedCount = 0;
+  if (args.fix) {
+    const result = applySafeFixes(text, options);
+    problems = result.problems;
+    fixedCount = result.applied;
+    if (result.applied > 0) {
+      try {
+        writeFileAtomic(path, result.text);
+      } catch (error) {
+        err.write(`10xgraph audit: could not write the fixes to ${shown}: ${(error as Error).message}\n`);
+        return 2;
+      }
+      text = result.text;
+    }
+  } else {
+    problems = analyzeConfig(text, options).problems;
+  }
+
+  const lines = new LineIndex(text);
+  if (args.format === 'json') {
+    out.write(JSON.stringify(toJsonReport(shown, source, problems, lines), null, 2) + '\n');
+  } else if (args.format === 'sarif') {
+    out.write(JSON.stringify(toSarif(path, problems, lines), null, 2) + '\n');
+  } else {
+    for (const problem of problems) out.write(formatProblemLine(shown, lines, problem) + '\n');
+    const fixed = args.fix ? `fixed ${fixedCount} problem${fixedCount === 1 ? '' : 's'}; ` : '';
+    out.write(`${shown}: ${fixed}${countProblems(problems)}; graph: ${source.mode === 'url' ? 'fetched' : source.mode} ${source.note}\n`);
+  }
+  return problems.some((p) => p.severity === 'error') ? 1 : 0;
+}
+
+/** The path as people want to see it: relative to the working folder when inside it. */
+function displayPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') && !resolve(rel).startsWith('..') ? rel : path;
+}
+
+/** The `--format json` report (SPEC §4). */
+export function toJsonReport(file: string, source: GraphSource, problems: readonly Problem[], lines: LineIndex) {
+  return {
+    file,
+    graph: source.mode,
+    problems: problems.map((p) => ({ code: p.code, severity: p.severity, message: p.message, range: problemRange(lines, p) })),
+  };
+}
+
+/** The `--format sarif` report: SARIF 2.1.0 with one rule per code and one result per problem. */
+export function toSarif(path: string, problems: readonly Problem[], lines: LineIndex) {
+  const codes = Object.keys(RULES) as ProblemCode[];
+  const level = { error: 'error', warning: 'warning', information: 'note' } as const;
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: '10xgraph',
+            version: RULESET_VERSION,
+            informationUri: DOCS_URL,
+            rules: codes.map((code) => ({
+              id: code,
+              shortDescription: { text: RULES[code].title },
+              helpUri: `${DOCS_URL}#${ruleDocsAnchor(code)}`,
+              defaultConfiguration: { level: level[RULES[code].severity] },
+            })),
+          },
+        },
+        artifacts: [{ location: { uri: sarifUri(path) } }],
+        results: problems.map((p) => {
+          const start = lines.positionAt(p.offset);
+          const end = lines.positionAt(p.offset + p.length);
+          return {
+            ruleId: p.code,
+            ruleIndex: codes.indexOf(p.code),
+            level: level[p.severity],
+            message: { text: p.message },
+            locations: [
+              {
+                physicalLocation: {
+                  artifactLocation: { uri: sarifUri(path), index: 0 },
+                  region: { startLine: start.line + 1, startColumn: start.character + 1, endLine: end.line + 1, endColumn: end.character + 1, charOffset: p.offset, charLength: p.length },
+                },
+              },
+            ],
+          };
+        }),
+        columnKind: 'utf16CodeUnits',
+      },
+    ],
+  };
+}
+
+function sarifUri(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') ? rel.split('\\').join('/') : `file://${path}`;
+}
+

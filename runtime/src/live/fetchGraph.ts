@@ -1,0 +1,206 @@
+/**
+ * Fetches a running 10xgraph server's graph (`GET /v1/graph` and `GET /v1/graph/tools`) and
+ * turns it into the rule set's `Graph`. Shared by `10xgraph audit --graph-url` and the
+ * language server. Bounded in time and size; follows redirects only within the origin;
+ * sends the token only to the origin it belongs to.
+ */
+import type { Graph, GraphEdge, GraphNode, GraphTool, NodeKind } from '../rules/types';
+
+/** The options of one fetch. */
+export interface FetchGraphOptions {
+  /** The fetch to use (injected in tests; the global one otherwise). */
+  fetch?: typeof fetch;
+  /** Time allowed for the whole fetch, both requests (default 2000 ms). */
+  timeoutMs?: number;
+  /** Largest response body accepted, per request (default 5 MiB). */
+  maxBytes?: number;
+  /** Sent as `Authorization: Bearer <token>` to `url`'s origin only. */
+  token?: string;
+  /** Cancels the fetch. */
+  signal?: AbortSignal;
+  /** The clock (for `fetchedAt`). */
+  now?: () => number;
+}
+
+/** The outcome of a fetch: the graph, or one sentence saying why not. */
+export type FetchGraphResult = { ok: true; graph: Graph; version?: string } | { ok: false; error: string; status?: number };
+
+const KINDS: ReadonlySet<string> = new Set(['tool_node', 'model_node', 'function_node']);
+const MAX_REDIRECTS = 5;
+
+class FetchFailure extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Fetches the graph of the server at `url` (its base, e.g. `http://localhost:8000`). */
+export async function fetchLiveGraph(url: string, options: FetchGraphOptions = {}): Promise<FetchGraphResult> {
+  let base: URL;
+  try {
+    base = new URL(url);
+  } catch {
+    return { ok: false, error: `'${url}' is not a valid URL.` };
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') return { ok: false, error: `'${url}' is not an http(s) URL.` };
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new FetchFailure(`no answer from ${base.origin} within ${timeoutMs} ms`)), timeoutMs);
+  const onAbort = () => controller.abort(new FetchFailure('the fetch was cancelled'));
+  options.signal?.addEventListener('abort', onAbort);
+  try {
+    const [graphBody, toolsBody] = await Promise.all([
+      getJson(new URL('v1/graph', withSlash(base)), base.origin, controller.signal, options),
+      getJson(new URL('v1/graph/tools', withSlash(base)), base.origin, controller.signal, options),
+    ]);
+    const graph = toGraph(graphBody, toolsBody, (options.now ?? Date.now)());
+    return { ok: true, graph, ...(graph.version ? { version: graph.version } : {}) };
+  } catch (error) {
+    const reason = controller.signal.aborted && controller.signal.reason instanceof FetchFailure ? controller.signal.reason : error;
+    if (reason instanceof FetchFailure) return { ok: false, error: reason.message, ...(reason.status ? { status: reason.status } : {}) };
+    return { ok: false, error: describeNetworkError(reason, base) };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function withSlash(base: URL): URL {
+  const copy = new URL(base.href);
+  if (!copy.pathname.endsWith('/')) copy.pathname += '/';
+  copy.search = '';
+  copy.hash = '';
+  return copy;
+}
+
+/** GET `url` and parse its JSON body, following same-origin redirects only. */
+async function getJson(url: URL, origin: string, signal: AbortSignal, options: FetchGraphOptions): Promise<unknown> {
+  const doFetch = options.fetch ?? fetch;
+  const maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    // The token belongs to the configured server's origin and goes nowhere else.
+    if (options.token && current.origin === origin) headers.authorization = `Bearer ${options.token}`;
+    const response = await doFetch(current, { headers, redirect: 'manual', signal });
+    if (response.status >= 300 && response.status < 400) {
+      const location = response.headers.get('location');
+      await response.body?.cancel().catch(() => undefined);
+      if (!location) throw new FetchFailure(`${current.pathname} answered ${response.status} without a Location`, response.status);
+      const next = new URL(location, current);
+      if (next.origin !== origin) throw new FetchFailure(`${current.pathname} redirects to another origin (${next.origin}); not followed`, response.status);
+      if (hop >= MAX_REDIRECTS) throw new FetchFailure(`${current.pathname} redirects more than ${MAX_REDIRECTS} times`, response.status);
+      current = next;
+      continue;
+    }
+    if (response.status === 401 || response.status === 403) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new FetchFailure(`${current.pathname} answered ${response.status}: ${options.token ? 'the token was refused' : 'the server needs a token'}`, response.status);
+    }
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new FetchFailure(`${current.pathname} answered ${response.status} ${response.statusText}`.trim(), response.status);
+    }
+    const declared = Number(response.headers.get('content-length'));
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new FetchFailure(`${current.pathname} is larger than ${maxBytes} bytes`);
+    }
+    const text = await readBounded(response, maxBytes, current.pathname);
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new FetchFailure(`${current.pathname} did not answer JSON`);
+    }
+  }
+}
+
+async function readBounded(response: Response, maxBytes: number, path: string): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new FetchFailure(`${path} is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.byteLength;
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(all);
+  } catch {
+    throw new FetchFailure(`${path} is not valid UTF-8`);
+  }
+}
+
+function describeNetworkError(error: unknown, base: URL): string {
+  const cause = (error as { cause?: { code?: string } })?.cause?.code;
+  if (cause === 'ECONNREFUSED') return `nothing is listening at ${base.origin}`;
+  if (cause === 'ENOTFOUND') return `the host ${base.hostname} is unknown`;
+  if (cause) return `${base.origin}: ${cause}`;
+  return `${base.origin}: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Turns the two answers into a `Graph`; throws a `FetchFailure` naming what is malformed. */
+function toGraph(graphBody: unknown, toolsBody: unknown, now: number): Graph {
+  const data = isRecord(graphBody) ? graphBody.data : undefined;
+  if (!isRecord(data) || !Array.isArray(data.nodes)) throw new FetchFailure('/v1/graph did not answer {"data": {"nodes": [...]}}');
+  const toolsData = isRecord(toolsBody) ? toolsBody.data : undefined;
+  if (!isRecord(toolsData) || !Array.isArray(toolsData.nodes)) throw new FetchFailure('/v1/graph/tools did not answer {"data": {"nodes": [...]}}');
+  const toolsByNode = new Map<string, GraphTool[]>();
+  for (const entry of toolsData.nodes) {
+    if (!isRecord(entry) || typeof entry.node_name !== 'string') throw new FetchFailure('/v1/graph/tools lists a node without a "node_name"');
+    const tools: GraphTool[] = [];
+    for (const tool of Array.isArray(entry.tools) ? entry.tools : []) {
+      if (!isRecord(tool) || typeof tool.name !== 'string') continue;
+      tools.push({
+        name: tool.name,
+        ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+        ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
+        source: tool.source === 'remote' ? 'remote' : 'local',
+      });
+    }
+    toolsByNode.set(entry.node_name, tools);
+  }
+  const nodes: GraphNode[] = [];
+  for (const entry of data.nodes) {
+    if (!isRecord(entry)) throw new FetchFailure('/v1/graph lists a node that is not an object');
+    const name = typeof entry.name === 'string' ? entry.name : typeof entry.id === 'string' ? entry.id : undefined;
+    if (name === undefined) throw new FetchFailure('/v1/graph lists a node without a "name"');
+    const tools = toolsByNode.get(name);
+    // An older server omits `type`: a node is a ToolNode when /v1/graph/tools lists it.
+    let kind: NodeKind = typeof entry.type === 'string' && KINDS.has(entry.type) ? (entry.type as NodeKind) : 'unknown';
+    if (kind === 'unknown') kind = tools ? 'tool_node' : 'function_node';
+    nodes.push({ name, kind, ...(kind === 'tool_node' ? { tools: tools ?? [] } : {}) });
+  }
+  const edges: GraphEdge[] = [];
+  for (const edge of Array.isArray(data.edges) ? data.edges : []) {
+    if (isRecord(edge) && typeof edge.source === 'string' && typeof edge.target === 'string') edges.push({ source: edge.source, target: edge.target });
+  }
+  const info = isRecord(data.info) ? data.info : {};
+  return {
+    origin: 'live',
+    nodes,
+    edges,
+    toolsKnown: true,
+    ...(typeof info.version === 'string' ? { version: info.version } : {}),
+    fetchedAt: now,
+  };
+}

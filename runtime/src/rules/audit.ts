@@ -1,0 +1,121 @@
+import type { AuditOptions, GraphNode, Problem, ProblemCode } from './types';
+import { RULES } from './catalog';
+import { type RuleContext, buildToolViews, valueOf } from './context';
+import { type JsonNode, parseJson, valueOfNode } from './parse';
+import { collectSyntaxProblems } from './rules/invalid-json';
+import { ALL_RULES } from './rules/index';
+
+/** The rule set's version: the 10xgraph version whose server start-up it reproduces. */
+export const RULESET_VERSION = '0.1.0';
+
+/** A remote tool as the server attaches it. */
+export interface RemoteToolSchema {
+  node: string;
+  name: string;
+  description: string;
+  parameters: { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [keyword: string]: unknown };
+}
+
+/** The config as the server uses it (present only when the text has no error). */
+export interface ParsedConfig {
+  agent: string;
+  remoteTools: RemoteToolSchema[];
+  /** The whole root object, other server settings included. */
+  raw: Record<string, unknown>;
+}
+
+/** Everything one audit found. */
+export interface Analysis {
+  problems: Problem[];
+  /** The tree, when the text is strict JSON. */
+  tree?: JsonNode;
+  /** The config, when there is no error. */
+  config?: ParsedConfig;
+}
+
+const CODE_ORDER = new Map(Object.keys(RULES).map((code, i) => [code as ProblemCode, i]));
+
+/** Audits `text` and returns every problem, ordered by position. Never throws. */
+export function auditConfig(text: string, options: AuditOptions = {}): Problem[] {
+  return analyzeConfig(text, options).problems;
+}
+
+/**
+ * Audits `text` and also returns its tree and, when there is no error, the config the
+ * server would run. Never throws: a rule that fails is reported as `internal-error`.
+ */
+export function analyzeConfig(text: string, options: AuditOptions = {}): Analysis {
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    return { problems: collectSyntaxProblems(text, parsed.error, options.maxSyntaxErrors ?? 100) };
+  }
+  const { root, repeatedKeys } = parsed;
+  const problems: Problem[] = [];
+  const { toolList, tools } = root.type === 'object' ? buildToolViews(root) : { toolList: undefined, tools: [] };
+  const graph = options.graph;
+  let graphNodes: Map<string, GraphNode> | undefined;
+  if (graph) {
+    graphNodes = new Map();
+    for (const node of graph.nodes) graphNodes.set(node.name, node);
+  }
+  const context: RuleContext = {
+    text,
+    root,
+    repeatedKeys,
+    options,
+    graph,
+    graphNodes,
+    toolList,
+    tools,
+    report(input) {
+      const { code, message, node, related, fixes } = input;
+      problems.push({
+        code,
+        severity: RULES[code].severity,
+        message,
+        offset: node.offset,
+        length: node.length,
+        ...(related ? { related } : {}),
+        ...(fixes && fixes.length ? { fixes } : {}),
+      });
+    },
+  };
+  for (const rule of ALL_RULES) {
+    try {
+      rule.check(context);
+    } catch (error) {
+      problems.push({
+        code: 'internal-error',
+        severity: RULES['internal-error'].severity,
+        message: `The rule '${rule.code}' failed while checking this file: ${error instanceof Error ? error.message : String(error)}. Please report it; the other rules still ran.`,
+        offset: root.offset,
+        length: 0,
+      });
+    }
+  }
+  problems.sort(compareProblems);
+  const analysis: Analysis = { problems, tree: root };
+  if (!problems.some((p) => p.severity === 'error')) analysis.config = extractConfig(root);
+  return analysis;
+}
+
+/** Orders problems by position, then by the catalog's order of codes, then by message. */
+export function compareProblems(a: Problem, b: Problem): number {
+  return a.offset - b.offset || a.length - b.length || CODE_ORDER.get(a.code)! - CODE_ORDER.get(b.code)! || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0);
+}
+
+function extractConfig(root: JsonNode): ParsedConfig {
+  const raw = valueOfNode(root) as Record<string, unknown>;
+  const list = valueOf(root, 'remote_tools');
+  const remoteTools: RemoteToolSchema[] = [];
+  for (const item of list?.children ?? []) {
+    const tool = valueOfNode(item) as Record<string, unknown>;
+    remoteTools.push({
+      node: tool.node as string,
+      name: tool.name as string,
+      description: tool.description as string,
+      parameters: (tool.parameters as RemoteToolSchema['parameters']) ?? { type: 'object', properties: {}, required: [] },
+    });
+  }
+  return { agent: raw.agent as string, remoteTools, raw };
+}

@@ -1,0 +1,51 @@
+import type { Rule } from '../context';
+import { rootNotObject } from './root-not-object';
+import { agentMissing } from './agent-missing';
+import { agentInvalid } from './agent-invalid';
+import { remoteToolsNotList } from './remote-tools-not-list';
+import { toolNotObject } from './tool-not-object';
+import { unknownField } from './unknown-field';
+import { missingField } from './missing-field';
+import { notAString } from './not-a-string';
+import { blankField } from './blank-field';
+import { duplicateName } from './duplicate-name';
+import { parametersNotObject } from './parameters-not-object';
+import { parametersTypeNotObject } from './parameters-type-not-object';
+import { propertiesNotObject } from './properties-not-object';
+import { requiredNotStringList } from './required-not-string-list';
+import { nodeNotFound } from './node-not-found';
+import { nodeNotToolNode } from './node-not-tool-node';
+import { nameConflictsWithServerTool } from './name-conflicts-with-server-tool';
+import { duplicateKey } from './duplicate-key';
+import { requiredNotInProperties } from './required-not-in-properties';
+import { invalidToolName } from './invalid-tool-name';
+import { invalidPropertySchema } from './invalid-property-schema';
+import { vagueDescription } from './vague-description';
+import { toolNotAttached } from './tool-not-attached';
+
+/** Every rule run on a parsed text (`invalid-json` is judged by the parse itself). */
+export const ALL_RULES: readonly Rule[] = [
+  duplicateKey,
+  rootNotObject,
+  agentMissing,
+  agentInvalid,
+  remoteToolsNotList,
+  toolNotObject,
+  unknownField,
+  missingField,
+  notAString,
+  blankField,
+  duplicateName,
+  parametersNotObject,
+  parametersTypeNotObject,
+  propertiesNotObject,
+  requiredNotStringList,
+  requiredNotInProperties,
+  invalidPropertySchema,
+  invalidToolName,
+  vagueDescription,
+  nodeNotFound,
+  nodeNotToolNode,
+  nameConflictsWithServerTool,
+  toolNotAttached,
+];

@@ -1,0 +1,20 @@
+import type { Rule } from '../context';
+
+/** `name-conflicts-with-server-tool`: a remote tool does not shadow a server tool of its node. */
+export const nameConflictsWithServerTool: Rule = {
+  code: 'name-conflicts-with-server-tool',
+  check({ tools, graph, graphNodes, report }) {
+    if (!graph?.toolsKnown || !graphNodes) return;
+    for (const tool of tools) {
+      const name = tool.valid.name;
+      const node = tool.valid.node === undefined ? undefined : graphNodes.get(tool.valid.node);
+      if (name === undefined || node?.kind !== 'tool_node') continue;
+      if (!node.tools?.some((t) => t.source === 'local' && t.name === name)) continue;
+      report({
+        code: 'name-conflicts-with-server-tool',
+        message: `Node '${node.name}' already has a server tool named '${name}': the model could not tell them apart. Rename the remote tool.`,
+        node: tool.field.name!,
+      });
+    }
+  },
+};
