@@ -1,0 +1,157 @@
+/**
+ * Starts, restarts and stops the language server (dist/server.js, over IPC) and hands it the
+ * settings, the workspace trust and the token of its server's origin.
+ */
+import * as vscode from 'vscode';
+import {
+  LanguageClient,
+  RevealOutputChannelOn,
+  State,
+  TransportKind,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
+import { StatusNotification, type InitializationOptions, type RawSettings, type StatusParams } from '../../server/src/protocol';
+import { plainSection, readSettings, SECTION } from './settings';
+import type { TokenStore } from './tokens';
+
+/** Owns the one `LanguageClient` of the window and recreates it when what it was started with changes. */
+export class ServerController implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<void> | undefined;
+  private readonly statusEmitter = new vscode.EventEmitter<StatusParams>();
+  private readonly runningEmitter = new vscode.EventEmitter<LanguageClient | undefined>();
+  /** Fires with each `10xgraph/status` the server sends. */
+  readonly onStatus = this.statusEmitter.event;
+  /** Fires with the client once it runs, and with undefined when it stops. */
+  readonly onDidChangeClient = this.runningEmitter.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly output: vscode.OutputChannel,
+    private readonly tokens: TokenStore,
+  ) {}
+
+  /** The running client, if the server is up. */
+  get running(): LanguageClient | undefined {
+    return this.client?.state === State.Running ? this.client : undefined;
+  }
+
+  /** The globs the running client serves. */
+  get files(): string[] {
+    return readSettings().files;
+  }
+
+  /** Starts the server unless it runs. Resolves once it is initialised (or failed, which is logged). */
+  start(): Promise<void> {
+    this.starting ??= this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  /** Stops the server and starts a fresh one: new settings, trust and token take effect. */
+  async restart(): Promise<void> {
+    await this.starting;
+    await this.stop();
+    await this.start();
+  }
+
+  /** Stops the server; later `start` calls start a new one. */
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client === undefined) return;
+    this.runningEmitter.fire(undefined);
+    try {
+      if (client.isRunning()) await client.stop(5000);
+    } catch (error) {
+      this.output.appendLine(`[client] stopping the language server failed: ${String(error)}`);
+    }
+    try {
+      await client.dispose();
+    } catch {
+      // Already stopped: disposing it a second time only repeats the stop's error.
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.statusEmitter.dispose();
+    this.runningEmitter.dispose();
+  }
+
+  private async doStart(): Promise<void> {
+    if (this.client !== undefined) return;
+    const trusted = vscode.workspace.isTrusted;
+    const settings = readSettings();
+    // The token travels in initializationOptions too, for servers that read only those; it is
+    // looked up by the configured URL's origin, so it is never handed out for another server.
+    const token = trusted ? await this.tokens.tokenFor(settings.server.url) : undefined;
+    const serverModule = this.context.asAbsolutePath('dist/server.js');
+    const serverOptions: ServerOptions = {
+      run: { module: serverModule, transport: TransportKind.ipc },
+      debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6012'] } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      // Every file the globs match, whatever its language id (a custom glob may match plain `json` files).
+      documentSelector: settings.files.map((pattern) => ({ scheme: 'file', pattern })),
+      synchronize: { configurationSection: SECTION },
+      initializationOptions: (): InitializationOptions => ({
+        settings: withToken(plainSection() as RawSettings, token),
+        trusted,
+        storagePath: (this.context.storageUri ?? this.context.globalStorageUri).fsPath,
+      }),
+      outputChannel: this.output,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
+      middleware: {
+        workspace: {
+          // The server pulls its settings per document; the token of each answer's server URL
+          // is added here, never stored in settings.json, and only in a trusted workspace.
+          configuration: async (params, cancel, next) => {
+            const result = await next(params, cancel);
+            if (!Array.isArray(result) || !vscode.workspace.isTrusted) return result;
+            return Promise.all(
+              result.map(async (value: unknown, index) => {
+                const item = params.items[index];
+                if (item?.section !== SECTION || !isRecord(value)) return value;
+                const url = readSettings(item.scopeUri !== undefined ? vscode.Uri.parse(item.scopeUri) : undefined).server.url;
+                return withToken(value as RawSettings, await this.tokens.tokenFor(url));
+              }),
+            );
+          },
+        },
+      },
+    };
+    const client = new LanguageClient('10xgraph', '10xgraph Language Server', serverOptions, clientOptions);
+    this.client = client;
+    client.onNotification(StatusNotification.type, (params) => this.statusEmitter.fire(params));
+    client.onDidChangeState((event) => {
+      if (event.newState === State.Stopped && this.client === client) this.runningEmitter.fire(undefined);
+    });
+    this.output.appendLine(
+      `[client] starting the language server for ${settings.files.join(', ')} (${trusted ? 'trusted' : 'untrusted: no graph is fetched'})`,
+    );
+    try {
+      await client.start();
+      if (this.client === client) this.runningEmitter.fire(client);
+    } catch (error) {
+      this.output.appendLine(`[client] the language server did not start: ${error instanceof Error ? error.message : String(error)}`);
+      void vscode.window.showErrorMessage(
+        '10xgraph: the language server did not start. See the 10xgraph output for why, then run "10xgraph: Restart Language Server".',
+        'Show Output',
+      ).then((choice) => {
+        if (choice === 'Show Output') this.output.show(true);
+      });
+    }
+  }
+}
+
+function withToken(section: RawSettings, token: string | undefined): RawSettings {
+  if (token === undefined) return section;
+  return { ...section, server: { ...(section.server ?? {}), token } };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

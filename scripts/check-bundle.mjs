@@ -1,0 +1,134 @@
+// Proves that a built extension works as a package before anyone installs it:
+//  1. dist/extension.js loads in plain Node with a stub `vscode` module and exports
+//     `activate` and `deactivate` (a bundle that forgot a dependency, or imports `vscode`
+//     wrongly, fails here rather than in a user's editor);
+//  2. the .vsix (a zip) holds the bundles, schemas/, README, CHANGELOG, LICENSE and the icon,
+//     no node_modules, and is under 1 MB.
+// `node scripts/check-bundle.mjs [FILE.vsix]` (default: the .vsix of the package.json version).
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+
+const root = resolve(new URL('..', import.meta.url).pathname);
+const require = createRequire(import.meta.url);
+const Module = require('node:module');
+const MAX_VSIX_BYTES = 1024 * 1024;
+
+const failures = [];
+const fail = (message) => failures.push(message);
+
+/**
+ * A stand-in for the `vscode` module: every property is another stand-in that can be called,
+ * constructed and extended, so module-level code (`class X extends vscode.CompletionItem`) loads.
+ */
+function createVscodeStub(path = 'vscode') {
+  const cache = new Map();
+  const target = function stub() {};
+  return new Proxy(target, {
+    get(object, property) {
+      if (property === 'prototype') return object.prototype;
+      if (property === 'then') return undefined; // not a promise
+      if (property === Symbol.toPrimitive) return () => path;
+      if (typeof property === 'symbol') return undefined;
+      if (!cache.has(property)) cache.set(property, createVscodeStub(`${path}.${property}`));
+      return cache.get(property);
+    },
+    apply() {
+      return createVscodeStub(`${path}()`);
+    },
+    construct() {
+      return createVscodeStub(`new ${path}`);
+    },
+  });
+}
+
+/** Loads the extension bundle with `vscode` stubbed and checks its exports. */
+function checkExtensionBundle(file) {
+  if (!existsSync(file)) {
+    fail(`${file} does not exist: run 'node esbuild.mjs --production' first.`);
+    return;
+  }
+  const originalLoad = Module._load;
+  const vscodeStub = createVscodeStub();
+  Module._load = function load(request, parent, isMain) {
+    if (request === 'vscode') return vscodeStub;
+    return originalLoad.call(this, request, parent, isMain);
+  };
+  try {
+    const extension = require(file);
+    for (const name of ['activate', 'deactivate']) {
+      if (typeof extension[name] !== 'function') fail(`${file} does not export a function '${name}' (exports: ${Object.keys(extension).join(', ') || 'none'}).`);
+    }
+  } catch (error) {
+    fail(`${file} does not load with a stub 'vscode': ${error instanceof Error ? error.stack : String(error)}`);
+  } finally {
+    Module._load = originalLoad;
+  }
+}
+
+/** The names of a zip file's entries, read from its central directory. */
+function listZipEntries(buffer) {
+  const EOCD = 0x06054b50;
+  const CENTRAL = 0x02014b50;
+  // The end-of-central-directory record sits in the last 22 bytes plus an optional comment (< 64 KiB).
+  let eocd = -1;
+  for (let i = buffer.length - 22; i >= Math.max(0, buffer.length - 22 - 0xffff); i--) {
+    if (buffer.readUInt32LE(i) === EOCD) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) throw new Error('not a zip file: no end-of-central-directory record');
+  const count = buffer.readUInt16LE(eocd + 10);
+  let offset = buffer.readUInt32LE(eocd + 16);
+  const entries = [];
+  for (let i = 0; i < count; i++) {
+    if (buffer.readUInt32LE(offset) !== CENTRAL) throw new Error(`corrupt zip: no central directory entry at ${offset}`);
+    const nameLength = buffer.readUInt16LE(offset + 28);
+    const extraLength = buffer.readUInt16LE(offset + 30);
+    const commentLength = buffer.readUInt16LE(offset + 32);
+    entries.push(buffer.toString('utf8', offset + 46, offset + 46 + nameLength));
+    offset += 46 + nameLength + extraLength + commentLength;
+  }
+  return entries;
+}
+
+/** Checks what the .vsix holds and its size. */
+function checkVsix(file) {
+  if (!existsSync(file)) {
+    fail(`${file} does not exist: run 'npm run package' first.`);
+    return undefined;
+  }
+  const size = statSync(file).size;
+  if (size >= MAX_VSIX_BYTES) fail(`${file} is ${(size / 1024).toFixed(0)} KiB; it must stay under 1 MB (check .vscodeignore).`);
+  let entries;
+  try {
+    entries = listZipEntries(readFileSync(file));
+  } catch (error) {
+    fail(`${file}: ${error.message}`);
+    return undefined;
+  }
+  const has = (name) => entries.includes(`extension/${name}`);
+  const required = ['package.json', 'dist/extension.js', 'dist/server.js', 'README.md', 'CHANGELOG.md', 'images/icon.png'];
+  for (const name of required) if (!has(name)) fail(`${file} lacks ${name}.`);
+  if (!entries.some((entry) => /^extension\/LICENSE(\.(txt|md))?$/i.test(entry))) fail(`${file} lacks LICENSE.`);
+  if (!entries.some((entry) => entry.startsWith('extension/schemas/') && entry.endsWith('.json'))) fail(`${file} lacks schemas/*.json.`);
+  const modules = entries.filter((entry) => entry.includes('node_modules/'));
+  if (modules.length > 0) fail(`${file} holds node_modules (${modules.length} files, e.g. ${modules[0]}); the bundles must carry their dependencies.`);
+  const maps = entries.filter((entry) => entry.endsWith('.map'));
+  if (maps.length > 0) fail(`${file} holds source maps (${maps.join(', ')}); build with --production.`);
+  return { size, entries };
+}
+
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const vsix = resolve(process.argv[2] ?? join(root, `10xgraph-${manifest.version}.vsix`));
+checkExtensionBundle(join(root, manifest.main ?? 'dist/extension.js'));
+const contents = checkVsix(vsix);
+
+if (failures.length > 0) {
+  for (const message of failures) console.error(`check-bundle: ${message}`);
+  process.exit(1);
+}
+console.log(`check-bundle: dist/extension.js loads and exports activate and deactivate`);
+console.log(`check-bundle: ${vsix}: ${contents.entries.length} entries, ${(contents.size / 1024).toFixed(0)} KiB, no node_modules`);
+for (const entry of contents.entries.filter((e) => e.startsWith('extension/')).sort()) console.log(`  ${entry.slice('extension/'.length)}`);
