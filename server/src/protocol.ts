@@ -1,0 +1,99 @@
+/**
+ * The messages the 10xgraph language server adds to LSP, declared once for both sides:
+ * the server imports this file, and so does the VS Code extension. Each message is a
+ * namespace with its `method` and `type`, so neither side spells a method name by hand.
+ */
+import { NotificationType } from 'vscode-languageserver-protocol';
+
+/**
+ * The state of the live graph of one server URL:
+ * `connected` (the last fetch succeeded), `offline` (it failed; a cached graph may still be
+ * in use, then `stale` is true), `disabled` (`10xgraph.server.enabled` is false) or
+ * `untrusted` (the workspace is not trusted, so nothing is fetched).
+ */
+export type LiveGraphState = 'connected' | 'offline' | 'disabled' | 'untrusted';
+
+/** What the server tells the client about one live graph; the extension shows it in the status bar. */
+export interface StatusParams {
+  /** The server URL the graph is fetched from (`10xgraph.server.url`). */
+  url: string;
+  state: LiveGraphState;
+  /** How many nodes the graph in use has (also when it is a cached, stale one). */
+  nodeCount?: number;
+  /** One sentence for people: why the graph is not live, and what is checked meanwhile. */
+  error?: string;
+  /** When the graph in use was fetched, in milliseconds since the epoch. */
+  fetchedAt?: number;
+  /** The server's 10xgraph version (`info.version` of `GET /v1/graph`), when it said. */
+  version?: string;
+  /** True when `version` differs from the rule set's: the server may judge the file differently. */
+  versionMismatch?: boolean;
+  /** The rule set's own version, to show beside `version`. */
+  rulesetVersion?: string;
+  /** True when the graph in use is the last good one (from memory or the disk cache), not a fresh fetch. */
+  stale?: boolean;
+}
+
+/**
+ * `10xgraph/status` (server → client): sent on every change of a live graph's state, and
+ * once for each URL when it is first used.
+ */
+export namespace StatusNotification {
+  export const method = '10xgraph/status';
+  export const type = new NotificationType<StatusParams>(method);
+}
+
+/** Parameters of `10xgraph/setTrusted`. */
+export interface TrustParams {
+  trusted: boolean;
+}
+
+/**
+ * `10xgraph/setTrusted` (client → server): the workspace's trust changed (VS Code's
+ * `workspace.onDidGrantWorkspaceTrust`). Until it is trusted nothing is fetched.
+ */
+export namespace TrustNotification {
+  export const method = '10xgraph/setTrusted';
+  export const type = new NotificationType<TrustParams>(method);
+}
+
+/**
+ * `10xgraph.refreshGraph`: a `workspace/executeCommand` the server registers. It refetches
+ * the live graph now. Arguments are optional: a document URI (refetch the graph that document
+ * is checked against) or none (refetch every graph in use). Resolves to the statuses after
+ * the fetch. The VS Code language client turns it into a command on its own; the extension
+ * must not register the same id again.
+ */
+export namespace RefreshGraphCommand {
+  export const command = '10xgraph.refreshGraph';
+}
+
+/** The `10xgraph` settings section as a client sends it (every field optional; the server fills in defaults). */
+export interface RawSettings {
+  server?: {
+    /** The running server whose graph files are checked against. Default `http://localhost:8000`. */
+    url?: string;
+    /** Live graph checks on or off. Default `true`. */
+    enabled?: boolean;
+    /** Time-out of one graph fetch. Default `2000`. */
+    timeoutMs?: number;
+    /** How often the graph is refetched; `0` turns the timer off. Default `30`. */
+    refreshSeconds?: number;
+    /** A bearer token for the server; sent only to its origin. Default: `TENXGRAPH_TOKEN` from the environment. */
+    token?: string;
+  };
+  /** Globs of the files the server checks, whatever their language id. Default `["**\/10xgraph.json"]`. */
+  files?: string[];
+}
+
+/**
+ * `initializationOptions` of `initialize`. Every field is optional: `settings` is the fallback
+ * for clients that do not answer `workspace/configuration` (a `10xgraph` key shaped like the
+ * section is accepted too); `trusted` defaults to true; `storagePath` is where the last good
+ * graph is cached (default: a folder in the system's temporary directory).
+ */
+export interface InitializationOptions {
+  settings?: RawSettings;
+  trusted?: boolean;
+  storagePath?: string;
+}
