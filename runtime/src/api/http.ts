@@ -1,0 +1,87 @@
+/**
+ * The envelope every answer is wrapped in, and reading a JSON body within a size limit.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from './errors';
+
+/** The `metadata` of every answer and stream chunk. */
+export interface Metadata {
+  request_id: string;
+  timestamp: string;
+  message: string;
+}
+
+/** Makes the metadata of an answer. */
+export function metadataFor(requestId: string, message: string): Metadata {
+  return { request_id: requestId, timestamp: new Date().toISOString(), message };
+}
+
+/** Answers `{data, metadata}` with a status (200 unless told). */
+export function sendData(res: ServerResponse, requestId: string, data: unknown, message: string, status = 200): void {
+  sendJson(res, status, { data, metadata: metadataFor(requestId, message) }, requestId);
+}
+
+/** Answers `{error: {code, message}, metadata}` with the error's status. */
+export function sendError(res: ServerResponse, requestId: string, error: ApiError, headers: Record<string, string> = {}): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  sendJson(res, error.status, { error: { code: error.code, message: error.message }, metadata: metadataFor(requestId, error.message) }, requestId);
+}
+
+function sendJson(res: ServerResponse, status: number, payload: unknown, requestId: string): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify(payload);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-request-id': requestId,
+  });
+  res.end(body);
+}
+
+/** Tells whether a Content-Type says JSON (`application/json`, `application/*+json`). */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false;
+  const type = value.split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+/** How much of a refused body is still read (and dropped), so the client gets the 413 rather than a reset. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * Reads a JSON body of at most `limit` bytes. Throws 415 when it is not declared JSON, 413 when it
+ * is too large, and 400 `invalid_json` when it does not parse.
+ */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    req.resume();
+    throw new ApiError(415, 'unsupported_media_type', `The body must be JSON sent with 'Content-Type: application/json' (got ${req.headers['content-type'] ? `'${req.headers['content-type']}'` : 'no Content-Type'}).`);
+  }
+  const tooLarge = () => new ApiError(413, 'body_too_large', `The body is larger than the server's limit of ${limit} bytes; send fewer or smaller messages.`);
+  const declared = Number(req.headers['content-length']);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  await new Promise<void>((resolve, reject) => {
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else if (size > DRAIN_LIMIT || declared > DRAIN_LIMIT) {
+        req.destroy();
+        resolve();
+      }
+    });
+    req.on('end', () => resolve());
+    req.on('error', reject);
+  });
+  if (size > limit) throw tooLarge();
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, 'invalid_json', `The body is not valid JSON (${error instanceof Error ? error.message : 'parse error'}); send a JSON object.`);
+  }
+}

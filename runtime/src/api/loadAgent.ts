@@ -1,0 +1,165 @@
+/**
+ * Loads the agent module a config names (`"agent": "<module>:<export>"`) and returns its
+ * compiled graph, as `10xgraph api` does at start-up and `10xgraph audit` does to know the graph.
+ */
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Plugin } from 'esbuild';
+import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
+import { isStateGraph } from '../graph/stateGraph';
+
+/** Why an agent module could not be loaded. */
+export type AgentLoadErrorCode = 'agent-invalid' | 'agent-module-not-found' | 'agent-module-failed' | 'agent-export-not-found' | 'agent-export-not-graph';
+
+/** The agent module could not be loaded; the message says which file and what to do. */
+export class AgentLoadError extends Error {
+  readonly code: AgentLoadErrorCode;
+
+  constructor(code: AgentLoadErrorCode, message: string) {
+    super(message);
+    this.name = 'AgentLoadError';
+    this.code = code;
+  }
+}
+
+/** Module extensions tried, in order, when the agent's module has none (SPEC §1). */
+export const AGENT_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
+const COMPILED = new Set(['.ts', '.mts', '.cts']);
+const LOADABLE = new Set([...COMPILED, '.js', '.mjs', '.cjs']);
+
+/** Splits `module:export` at its last colon; undefined when either part is blank. */
+export function parseAgentSpec(agentSpec: string): { module: string; exportName: string } | undefined {
+  const at = agentSpec.lastIndexOf(':');
+  if (at < 0) return undefined;
+  const module = agentSpec.slice(0, at).trim();
+  const exportName = agentSpec.slice(at + 1).trim();
+  return module && exportName ? { module, exportName } : undefined;
+}
+
+/** Finds the file of the agent's module, relative to the config's folder. Throws `AgentLoadError`. */
+export function resolveAgentModule(configPath: string, agentSpec: string): { file: string; exportName: string } {
+  const spec = parseAgentSpec(agentSpec);
+  if (!spec) throw new AgentLoadError('agent-invalid', `Agent '${agentSpec}' is not of the form "module:export" (for example "graph:app").`);
+  const base = resolve(dirname(resolve(configPath)), spec.module);
+  const candidates = LOADABLE.has(extname(base)) ? [base] : AGENT_EXTENSIONS.map((ext) => base + ext);
+  const file = candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
+  if (!file) {
+    const names = candidates.map((candidate) => basename(candidate));
+    const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+    throw new AgentLoadError('agent-module-not-found', `Cannot find the module of agent '${agentSpec}': no ${list} in ${dirname(base)}; fix "agent" in ${configPath} or create the module.`);
+  }
+  return { file, exportName: spec.exportName };
+}
+
+/**
+ * Loads the agent module of `agentSpec` (relative to the folder of `configPath`) and returns the
+ * compiled graph it exports. TypeScript modules are bundled with esbuild (their packages, `10xgraph`
+ * included, stay external) into a temporary file. Graphs are recognised by their mark, not by
+ * class, since the module loads its own copy of the library. Throws `AgentLoadError`.
+ */
+export async function loadAgentGraph(configPath: string, agentSpec: string): Promise<CompiledGraph> {
+  const { file, exportName } = resolveAgentModule(configPath, agentSpec);
+  const exports = COMPILED.has(extname(file)) ? await loadTypeScript(file) : await importModule(file);
+  const value = exportOf(exports, exportName);
+  if (value === undefined) {
+    const names = Object.keys(exports).filter((name) => name !== 'default' && name !== '__esModule');
+    throw new AgentLoadError(
+      'agent-export-not-found',
+      `Agent module ${file} has no export '${exportName}'${names.length ? ` (it exports ${names.map((n) => `'${n}'`).join(', ')})` : ''}; export the compiled graph as '${exportName}' or fix "agent" in ${configPath}.`,
+    );
+  }
+  if (!isCompiledGraph(value)) {
+    const what = isStateGraph(value) ? 'a StateGraph that is not compiled: export graph.compile()' : `${describeValue(value)}, not a compiled graph: export the result of StateGraph.compile()`;
+    throw new AgentLoadError('agent-export-not-graph', `Export '${exportName}' of ${file} is ${what}.`);
+  }
+  return value;
+}
+
+function exportOf(exports: Record<string, unknown>, name: string): unknown {
+  if (name in exports) return exports[name];
+  // A CommonJS module imported as ESM puts its exports under `default`.
+  const fallback = exports.default;
+  if (name !== 'default' && typeof fallback === 'object' && fallback !== null && name in fallback) return (fallback as Record<string, unknown>)[name];
+  return undefined;
+}
+
+async function importModule(file: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new AgentLoadError('agent-module-failed', `Agent module ${file} failed to load: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function loadTypeScript(file: string): Promise<Record<string, unknown>> {
+  const esbuild = await import('esbuild');
+  let code: string;
+  try {
+    const result = await esbuild.build({
+      entryPoints: [file],
+      bundle: true,
+      write: false,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      sourcemap: 'inline',
+      sourcesContent: false,
+      logLevel: 'silent',
+      plugins: [externalPackages],
+      // The bundle runs from a temporary folder; these keep the module's own location visible.
+      define: {
+        'import.meta.url': JSON.stringify(pathToFileURL(file).href),
+        'import.meta.filename': JSON.stringify(file),
+        'import.meta.dirname': JSON.stringify(dirname(file)),
+        __filename: JSON.stringify(file),
+        __dirname: JSON.stringify(dirname(file)),
+      },
+    });
+    code = result.outputFiles[0]!.text;
+  } catch (error) {
+    const first = (error as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } | null }> }).errors?.[0];
+    const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
+    throw new AgentLoadError('agent-module-failed', `Agent module ${file} does not compile: ${where}${first?.text ?? (error instanceof Error ? error.message : String(error))}`);
+  }
+  const folder = mkdtempSync(join(tmpdir(), '10xgraph-agent-'));
+  const out = join(folder, `${basename(file, extname(file))}.cjs`);
+  try {
+    writeFileSync(out, code);
+    return createRequire(out)(out) as Record<string, unknown>;
+  } catch (error) {
+    throw new AgentLoadError('agent-module-failed', `Agent module ${file} failed to load: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Keeps every package import external but pins it to the file it resolves to from the importing
+ * module, so the bundle loads the same packages from its temporary folder as the module would.
+ */
+const externalPackages: Plugin = {
+  name: '10xgraph-external-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.kind === 'entry-point') return undefined;
+      if (isBuiltin(args.path)) return { path: args.path, external: true };
+      try {
+        return { path: createRequire(join(args.resolveDir, 'index.js')).resolve(args.path), external: true };
+      } catch (error) {
+        const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+        return { errors: [{ text: `Cannot resolve package '${args.path}' from ${args.resolveDir} (${reason}); install it, build it, or, for an ESM-only package, write the agent module as .mjs.` }] };
+      }
+    });
+  },
+};
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}

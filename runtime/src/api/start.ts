@@ -1,0 +1,192 @@
+/**
+ * Start-up of `10xgraph api` (SPEC §4): read the config, load the agent module, run the rule set
+ * with the graph known, refuse on any error, attach the remote tools, log the warnings, serve.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { formatProblemLine } from '../cli/format';
+import type { CompiledGraph } from '../graph/compiledGraph';
+import { errorCodeOf, errorMessageOf } from '../graph/errors';
+import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '../rules/index';
+import { loadAgentGraph, parseAgentSpec } from './loadAgent';
+import { createApiServer, type ApiLogger, type ApiServer } from './server';
+import { ThreadStore } from './store';
+
+/** How to start a server from a config. */
+export interface StartApiOptions {
+  /** The config file (default `./10xgraph.json`). */
+  configPath?: string;
+  host?: string;
+  /** 0 picks any free port (default 8000). */
+  port?: number;
+  /** The thread database (default `.10xgraph/threads.sqlite` beside the config; `:memory:` allowed). */
+  db?: string;
+  /** The bearer token (default `TENXGRAPH_TOKEN`). */
+  token?: string;
+  maxBodyBytes?: number;
+  /** Where log lines go (default: information to stdout, warnings and errors to stderr). */
+  log?: ApiLogger;
+}
+
+/** A running server. */
+export interface RunningApiServer {
+  /** The base URL, e.g. `http://127.0.0.1:8000`. */
+  url: string;
+  graph: CompiledGraph;
+  api: ApiServer;
+  close(): Promise<void>;
+}
+
+/**
+ * Start-up failed. `exitCode` is 1 for problems in the config (`lines` holds one
+ * `FILE:LINE:COL: error [code] message` per error) and 2 when the server cannot run at all.
+ */
+export class ApiStartupError extends Error {
+  readonly exitCode: 1 | 2;
+  readonly lines: string[];
+
+  constructor(exitCode: 1 | 2, lines: string[]) {
+    super(lines.join('\n'));
+    this.name = 'ApiStartupError';
+    this.exitCode = exitCode;
+    this.lines = lines;
+  }
+}
+
+/** A config checked against its loaded graph, with the remote tools attached. */
+export interface PreparedAgent {
+  graph: CompiledGraph;
+  problems: Problem[];
+  /** Warnings to log, formatted `FILE:LINE:COL: warning [code] message`. */
+  warningLines: string[];
+  /** Remote tools attached per node name. */
+  attached: Map<string, number>;
+}
+
+const defaultLog: ApiLogger = {
+  info: (line) => process.stdout.write(line + '\n'),
+  warn: (line) => process.stderr.write(line + '\n'),
+  error: (line) => process.stderr.write(line + '\n'),
+};
+
+/**
+ * Reads the config, loads its agent module, runs the rule set with the graph known and attaches
+ * the remote tools by node. Throws `ApiStartupError`. `shown` is how problem lines name the file.
+ */
+export async function prepareAgent(configPath: string, shown = displayPath(configPath)): Promise<PreparedAgent> {
+  const text = readConfig(configPath, shown);
+  const lines = new LineIndex(text);
+  const errorLines = (problems: Problem[]) => problems.filter((p) => p.severity === 'error').map((p) => formatProblemLine(shown, lines, p));
+  // The agent's module is needed before the graph rules can be judged; a file too broken to
+  // name one is refused on its own problems.
+  const withoutGraph = analyzeConfig(text);
+  const agent = agentOf(text);
+  if (agent === undefined) {
+    const errors = errorLines(withoutGraph.problems);
+    throw new ApiStartupError(errors.length ? 1 : 2, errors.length ? errors : [`${shown}: cannot find the agent to load; set "agent": "module:export".`]);
+  }
+  let graph: CompiledGraph;
+  try {
+    graph = await loadAgentGraph(configPath, agent);
+  } catch (error) {
+    const errors = errorLines(withoutGraph.problems);
+    if (errors.length) throw new ApiStartupError(1, errors);
+    throw new ApiStartupError(2, [errorMessageOf(error)]);
+  }
+  const analysis = analyzeConfig(text, { graph: graph.toRuleGraph() });
+  const errors = errorLines(analysis.problems);
+  if (errors.length || !analysis.config) throw new ApiStartupError(1, errors.length ? errors : [`${shown}: the rule set found no usable config.`]);
+  const groups = new Map<string, RemoteToolSchema[]>();
+  for (const tool of analysis.config.remoteTools) groups.set(tool.node, [...(groups.get(tool.node) ?? []), tool]);
+  const attached = new Map<string, number>();
+  for (const [node, schemas] of groups) {
+    try {
+      attached.set(node, graph.attachRemoteTools(schemas, node));
+    } catch (error) {
+      // The rule set judged the same graph, so this means the graph changed under it.
+      throw new ApiStartupError(1, [`${shown}: error [${errorCodeOf(error) ?? 'attach-failed'}] ${errorMessageOf(error)}`]);
+    }
+  }
+  const warningLines = analysis.problems.filter((p) => p.severity === 'warning').map((p) => formatProblemLine(shown, lines, p));
+  return { graph, problems: analysis.problems, warningLines, attached };
+}
+
+/**
+ * Starts `10xgraph api` as SPEC §4 says, logging `Attached N configured remote tools (to NODE,
+ * ...)`, each warning, and `Listening on http://HOST:PORT`. Throws `ApiStartupError` without
+ * listening when the config has errors or the server cannot run.
+ */
+export async function startApiServer(options: StartApiOptions = {}): Promise<RunningApiServer> {
+  const configPath = options.configPath ?? '10xgraph.json';
+  const log = options.log ?? defaultLog;
+  const shown = displayPath(configPath);
+  const prepared = await prepareAgent(configPath, shown);
+  const total = [...prepared.attached.values()].reduce((sum, n) => sum + n, 0);
+  log.info(`Attached ${total} configured remote tools${prepared.attached.size ? ` (to ${[...prepared.attached.keys()].join(', ')})` : ''}`);
+  for (const line of prepared.warningLines) log.warn(line);
+  const dbPath = options.db ?? join(dirname(resolve(configPath)), '.10xgraph', 'threads.sqlite');
+  let store: ThreadStore;
+  try {
+    store = new ThreadStore(dbPath);
+  } catch (error) {
+    throw new ApiStartupError(2, [`Cannot open the thread database ${dbPath}: ${errorMessageOf(error)}; pass --db FILE or --db :memory:.`]);
+  }
+  const api = createApiServer({ graph: prepared.graph, db: store, token: options.token, maxBodyBytes: options.maxBodyBytes, log });
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 8000;
+  let url: string;
+  try {
+    url = await api.listen(port, host);
+  } catch (error) {
+    await api.close();
+    store.close();
+    const reason = errorCodeOf(error) === 'EADDRINUSE' ? 'the port is in use; stop the other server or pass another --port' : errorMessageOf(error);
+    throw new ApiStartupError(2, [`Cannot listen on ${host}:${port}: ${reason}.`]);
+  }
+  log.info(`Listening on ${url}`);
+  return {
+    url,
+    graph: prepared.graph,
+    api,
+    async close() {
+      await api.close();
+      store.close();
+    },
+  };
+}
+
+function readConfig(configPath: string, shown: string): string {
+  let buffer: Buffer;
+  try {
+    if (statSync(configPath).isDirectory()) throw new ApiStartupError(2, [`${shown} is a directory; pass --config with the path of a 10xgraph.json file.`]);
+    buffer = readFileSync(configPath);
+  } catch (error) {
+    if (error instanceof ApiStartupError) throw error;
+    const reason = errorCodeOf(error) === 'ENOENT' ? 'no such file; pass --config FILE or run in the folder of 10xgraph.json' : errorMessageOf(error);
+    throw new ApiStartupError(2, [`Cannot read the config ${shown}: ${reason}.`]);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buffer);
+  } catch {
+    throw new ApiStartupError(2, [`${shown} is not UTF-8 text.`]);
+  }
+}
+
+/** The `agent` value a strict JSON parser would keep (the last one), when it names a module and an export. */
+function agentOf(text: string): string | undefined {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const agent = typeof root === 'object' && root !== null && !Array.isArray(root) ? (root as { agent?: unknown }).agent : undefined;
+  return typeof agent === 'string' && parseAgentSpec(agent) ? agent : undefined;
+}
+
+/** The config's path as problem lines show it: relative to the working folder when inside it. */
+function displayPath(path: string): string {
+  const absolute = resolve(path);
+  const rel = relative(process.cwd(), absolute);
+  return rel && !rel.startsWith('..') && !resolve(rel).startsWith('..') ? rel : absolute;
+}

@@ -1,0 +1,101 @@
+/**
+ * Checks a run request body (`{messages, config?: {thread_id?}, recursion_limit?}`) field by
+ * field. Each refusal is a 422 that names the field, so a client knows exactly what to change.
+ */
+import { newMessageId, type Block, type Message } from '../graph/messages';
+import { DEFAULT_RECURSION_LIMIT } from '../graph/compiledGraph';
+import { ApiError } from './errors';
+
+/** A checked run request. */
+export interface RunRequest {
+  messages: Message[];
+  threadId?: string;
+  recursionLimit: number;
+}
+
+const ROLES = new Set(['user', 'assistant', 'tool']);
+const MAX_THREAD_ID = 256;
+const MAX_RECURSION_LIMIT = 10_000;
+
+/** Checks `body` and returns the request, or throws a 422 `invalid_request` naming the field. */
+export function parseRunRequest(body: unknown): RunRequest {
+  if (!isObject(body)) throw invalid(`The request body must be a JSON object with a 'messages' list; got ${describe(body)}.`);
+  const messages = body.messages;
+  if (!Array.isArray(messages)) throw invalid(`Field 'messages' must be a list of messages; got ${describe(messages)}.`);
+  if (messages.length === 0) throw invalid(`Field 'messages' must hold at least one message.`);
+  const checked = messages.map((message, i) => parseMessage(message, `messages[${i}]`));
+  let threadId: string | undefined;
+  if (body.config !== undefined && body.config !== null) {
+    if (!isObject(body.config)) throw invalid(`Field 'config' must be an object like {"thread_id": "..."}; got ${describe(body.config)}.`);
+    const id = body.config.thread_id;
+    if (id !== undefined && id !== null) {
+      if (typeof id !== 'string' || id.trim() === '') throw invalid(`Field 'config.thread_id' must be a non-blank string; got ${describe(id)}.`);
+      if (id.length > MAX_THREAD_ID) throw invalid(`Field 'config.thread_id' must be at most ${MAX_THREAD_ID} characters long.`);
+      threadId = id;
+    }
+  }
+  let recursionLimit = DEFAULT_RECURSION_LIMIT;
+  if (body.recursion_limit !== undefined && body.recursion_limit !== null) {
+    const limit = body.recursion_limit;
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_RECURSION_LIMIT) {
+      throw invalid(`Field 'recursion_limit' must be a whole number from 1 to ${MAX_RECURSION_LIMIT}; got ${describe(limit)}.`);
+    }
+    recursionLimit = limit;
+  }
+  return { messages: checked, ...(threadId !== undefined ? { threadId } : {}), recursionLimit };
+}
+
+function parseMessage(value: unknown, path: string): Message {
+  if (!isObject(value)) throw invalid(`Field '${path}' must be a message object {"role", "content"}; got ${describe(value)}.`);
+  const id = value.message_id;
+  if (id !== undefined && id !== null && (typeof id !== 'string' || id === '')) throw invalid(`Field '${path}.message_id' must be a non-empty string; got ${describe(id)}.`);
+  const role = value.role;
+  if (typeof role !== 'string' || !ROLES.has(role)) throw invalid(`Field '${path}.role' must be "user", "assistant" or "tool"; got ${describe(role)}.`);
+  if (!Array.isArray(value.content)) throw invalid(`Field '${path}.content' must be a list of blocks; got ${describe(value.content)}.`);
+  const content = value.content.map((block, i) => parseBlock(block, `${path}.content[${i}]`));
+  return { message_id: typeof id === 'string' ? id : newMessageId(), role: role as Message['role'], content };
+}
+
+function parseBlock(value: unknown, path: string): Block {
+  if (!isObject(value)) throw invalid(`Field '${path}' must be a block object with a 'type'; got ${describe(value)}.`);
+  const field = (name: string) => `${path}.${name}`;
+  const requireString = (name: string, nonEmpty: boolean): string => {
+    const v = value[name];
+    if (typeof v !== 'string' || (nonEmpty && v === '')) throw invalid(`Field '${field(name)}' must be a ${nonEmpty ? 'non-empty ' : ''}string; got ${describe(v)}.`);
+    return v;
+  };
+  switch (value.type) {
+    case 'text':
+      return { type: 'text', text: requireString('text', false) };
+    case 'tool_call':
+    case 'remote_tool_call':
+      return { type: value.type, id: requireString('id', true), name: requireString('name', true), args: value.args ?? {} };
+    case 'tool_result': {
+      const callId = requireString('call_id', true);
+      const status = value.status;
+      if (status !== 'completed' && status !== 'failed') throw invalid(`Field '${field('status')}' must be "completed" or "failed"; got ${describe(status)}.`);
+      const error = value.error;
+      if (error !== undefined && error !== null && typeof error !== 'string') throw invalid(`Field '${field('error')}' must be a string; got ${describe(error)}.`);
+      return { type: 'tool_result', call_id: callId, output: value.output ?? null, status, ...(typeof error === 'string' ? { error } : {}) };
+    }
+    default:
+      throw invalid(`Field '${field('type')}' must be "text", "tool_call", "remote_tool_call" or "tool_result"; got ${describe(value.type)}.`);
+  }
+}
+
+function invalid(message: string): ApiError {
+  return new ApiError(422, 'invalid_request', message);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return value.length > 40 ? `a string` : JSON.stringify(value);
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}

@@ -1,0 +1,107 @@
+/**
+ * `10xgraph api [--config FILE] [--host 127.0.0.1] [--port 8000] [--db FILE]`: check the config,
+ * load the agent module and serve the graph. Exit 1 when the config has errors (each printed as
+ * `FILE:LINE:COL: error [code] message`), 2 when the server cannot run (bad arguments, a missing
+ * file or module, a port in use), 0 after a clean shutdown on SIGINT or SIGTERM.
+ */
+import { ApiStartupError, startApiServer, type StartApiOptions } from '../api/start';
+
+const HELP = `usage: 10xgraph api [--config FILE] [--host HOST] [--port PORT] [--db FILE]
+
+Checks the config with the rule set, loads its agent module and serves the graph over HTTP
+and WebSocket. Refuses to start (exit 1) on any error in the config.
+
+  --config FILE   the config (default ./10xgraph.json)
+  --host HOST     the address to listen on (default 127.0.0.1)
+  --port PORT     the port (default 8000; 0 picks a free one)
+  --db FILE       the thread database (default .10xgraph/threads.sqlite beside the config;
+                  :memory: keeps threads in memory only)
+
+Set TENXGRAPH_TOKEN to require 'Authorization: Bearer <token>' on every route but /ping.
+
+Exit status: 0 stopped cleanly, 1 errors in the config, 2 could not run.`;
+
+class UsageError extends Error {}
+
+function parseArgs(argv: string[]): StartApiOptions | 'help' {
+  const options: StartApiOptions = { configPath: '10xgraph.json', host: '127.0.0.1', port: 8000 };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const value = () => {
+      if (eq > 0) return arg.slice(eq + 1);
+      const next = argv[++i];
+      if (next === undefined) throw new UsageError(`${flag} needs a value.`);
+      return next;
+    };
+    switch (flag) {
+      case '-h':
+      case '--help':
+        return 'help';
+      case '--config':
+        options.configPath = value();
+        break;
+      case '--host':
+        options.host = value();
+        break;
+      case '--port': {
+        const text = value();
+        const port = Number(text);
+        if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535, not '${text}'.`);
+        options.port = port;
+        break;
+      }
+      case '--db':
+        options.db = value();
+        break;
+      default:
+        throw new UsageError(`unknown ${arg.startsWith('-') ? 'option' : 'argument'} '${arg}'.`);
+    }
+  }
+  return options;
+}
+
+/** Runs `10xgraph api` with `argv`; resolves to the exit code once the server stops. */
+export async function runApi(argv: string[]): Promise<number> {
+  let options: StartApiOptions | 'help';
+  try {
+    options = parseArgs(argv);
+  } catch (error) {
+    process.stderr.write(`10xgraph api: ${(error as Error).message}\nRun '10xgraph api --help' for usage.\n`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  let running;
+  try {
+    running = await startApiServer(options);
+  } catch (error) {
+    if (error instanceof ApiStartupError) {
+      const prefix = error.exitCode === 2 ? '10xgraph api: ' : '';
+      for (const line of error.lines) process.stderr.write(prefix + line + '\n');
+      if (error.exitCode === 1) process.stderr.write('10xgraph api: not started: fix the errors above and start again.\n');
+      return error.exitCode;
+    }
+    throw error;
+  }
+  const server = running;
+  return new Promise<number>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      process.stdout.write(`Stopping (${signal})\n`);
+      server.close().then(
+        () => resolve(0),
+        (error: unknown) => {
+          process.stderr.write(`10xgraph api: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
