@@ -1,7 +1,8 @@
 import type { AuditOptions, GraphNode, Problem, ProblemCode } from './types';
 import { RULES } from './catalog';
-import { type RuleContext, buildToolViews, valueOf } from './context';
-import { type JsonNode, parseJson, valueOfNode } from './parse';
+import { type RuleContext, buildToolViews } from './context';
+import type { JsonNode } from './parse';
+import { Kind, NONE, parseTree, type Tree } from './tree';
 import { collectSyntaxProblems } from './rules/invalid-json';
 import { ALL_RULES } from './rules/index';
 
@@ -27,8 +28,10 @@ export interface ParsedConfig {
 /** Everything one audit found. */
 export interface Analysis {
   problems: Problem[];
-  /** The tree, when the text is strict JSON. */
-  tree?: JsonNode;
+  /** The tree as `jsonc-parser`-shaped nodes, when the text is strict JSON (built on first use). */
+  readonly tree?: JsonNode;
+  /** The flat tree the rules read, when the text is strict JSON. */
+  flatTree?: Tree;
   /** The config, when there is no error. */
   config?: ParsedConfig;
 }
@@ -45,13 +48,14 @@ export function auditConfig(text: string, options: AuditOptions = {}): Problem[]
  * server would run. Never throws: a rule that fails is reported as `internal-error`.
  */
 export function analyzeConfig(text: string, options: AuditOptions = {}): Analysis {
-  const parsed = parseJson(text);
+  const parsed = parseTree(text);
   if (!parsed.ok) {
     return { problems: collectSyntaxProblems(text, parsed.error, options.maxSyntaxErrors ?? 100) };
   }
-  const { root, repeatedKeys } = parsed;
+  const tree = parsed.tree;
+  const root = tree.root;
   const problems: Problem[] = [];
-  const { toolList, tools } = root.type === 'object' ? buildToolViews(root) : { toolList: undefined, tools: [] };
+  const { toolList, tools } = tree.kind[root] === Kind.Object ? buildToolViews(tree) : { toolList: NONE, tools: [] };
   const graph = options.graph;
   let graphNodes: Map<string, GraphNode> | undefined;
   if (graph) {
@@ -60,8 +64,8 @@ export function analyzeConfig(text: string, options: AuditOptions = {}): Analysi
   }
   const context: RuleContext = {
     text,
+    tree,
     root,
-    repeatedKeys,
     options,
     graph,
     graphNodes,
@@ -69,15 +73,12 @@ export function analyzeConfig(text: string, options: AuditOptions = {}): Analysi
     tools,
     report(input) {
       const { code, message, node, related, fixes } = input;
-      problems.push({
-        code,
-        severity: RULES[code].severity,
-        message,
-        offset: node.offset,
-        length: node.length,
-        ...(related ? { related } : {}),
-        ...(fixes && fixes.length ? { fixes } : {}),
-      });
+      const offset = typeof node === 'number' ? tree.start[node] : node.offset;
+      const length = typeof node === 'number' ? tree.end[node] - tree.start[node] : node.length;
+      const problem: Problem = { code, severity: RULES[code].severity, message, offset, length };
+      if (related) problem.related = related;
+      if (fixes && fixes.length) problem.fixes = fixes;
+      problems.push(problem);
     },
   };
   for (const rule of ALL_RULES) {
@@ -88,14 +89,20 @@ export function analyzeConfig(text: string, options: AuditOptions = {}): Analysi
         code: 'internal-error',
         severity: RULES['internal-error'].severity,
         message: `The rule '${rule.code}' failed while checking this file: ${error instanceof Error ? error.message : String(error)}. Please report it; the other rules still ran.`,
-        offset: root.offset,
+        offset: tree.start[root],
         length: 0,
       });
     }
   }
   problems.sort(compareProblems);
-  const analysis: Analysis = { problems, tree: root };
-  if (!problems.some((p) => p.severity === 'error')) analysis.config = extractConfig(root);
+  const analysis: Analysis = {
+    problems,
+    flatTree: tree,
+    get tree() {
+      return tree.toJsonNode();
+    },
+  };
+  if (!problems.some((p) => p.severity === 'error')) analysis.config = extractConfig(tree);
   return analysis;
 }
 
@@ -104,12 +111,11 @@ export function compareProblems(a: Problem, b: Problem): number {
   return a.offset - b.offset || a.length - b.length || CODE_ORDER.get(a.code)! - CODE_ORDER.get(b.code)! || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0);
 }
 
-function extractConfig(root: JsonNode): ParsedConfig {
-  const raw = valueOfNode(root) as Record<string, unknown>;
-  const list = valueOf(root, 'remote_tools');
+function extractConfig(tree: Tree): ParsedConfig {
+  const raw = tree.value(tree.root) as Record<string, unknown>;
+  const list = raw.remote_tools;
   const remoteTools: RemoteToolSchema[] = [];
-  for (const item of list?.children ?? []) {
-    const tool = valueOfNode(item) as Record<string, unknown>;
+  for (const tool of Array.isArray(list) ? (list as Array<Record<string, unknown>>) : []) {
     remoteTools.push({
       node: tool.node as string,
       name: tool.name as string,

@@ -1,5 +1,5 @@
 import type { AuditOptions, Fix, Graph, GraphNode, ProblemCode, RelatedLocation } from './types';
-import { type JsonNode, type RepeatedKey, propertyOf, valueOf } from './parse';
+import { Kind, NONE, type Tree } from './tree';
 
 /** The three string fields every remote tool needs. */
 export const STRING_FIELDS = ['node', 'name', 'description'] as const;
@@ -8,34 +8,53 @@ export type StringField = (typeof STRING_FIELDS)[number];
 /** The fields a remote tool may have. */
 export const TOOL_FIELDS = ['node', 'name', 'description', 'parameters'] as const;
 
-/** One item of `remote_tools`, with what the rules need to know about it precomputed. */
-export interface ToolView {
-  index: number;
-  /** The item; an object for every ToolView the tool rules see. */
-  object: JsonNode;
-  /** The value node of each string field, as a strict parser keeps it. */
-  field: Record<StringField, JsonNode | undefined>;
+/** One item of `remote_tools` that is an object, with what the rules need precomputed. */
+export class ToolView {
+  /** The value node of each string field as a strict parser keeps it, or NONE. */
+  readonly field: Record<StringField, number>;
   /**
    * The field's text when it is a non-blank string, else undefined. A field that fails
    * `not-a-string` or `blank-field` is judged by no other rule.
    */
-  valid: Record<StringField, string | undefined>;
-  parameters: JsonNode | undefined;
+  readonly valid: Record<StringField, string | undefined>;
+
+  constructor(
+    readonly index: number,
+    /** The item (an object node). */
+    readonly object: number,
+    node: number,
+    name: number,
+    description: number,
+    /** The value of `parameters`, or NONE. */
+    readonly parameters: number,
+    /** When `parameters` is an object: its `type`, `properties` and `required` values (or NONE). */
+    readonly schema: { type: number; properties: number; required: number } | undefined,
+    /** Properties whose key is not an allowed field, in document order. */
+    readonly unknownFields: number[] | undefined,
+    tree: Tree,
+  ) {
+    this.field = { node, name, description };
+    this.valid = { node: validString(tree, node), name: validString(tree, name), description: validString(tree, description) };
+  }
+
   /** How messages name the tool: by its name, or by its index when it has none. */
-  label: string;
+  get label(): string {
+    return this.valid.name !== undefined ? `tool '${this.valid.name}'` : `remote_tools[${this.index}]`;
+  }
 }
 
 /** Everything one audit knows, shared by the rules. */
 export interface RuleContext {
   text: string;
-  root: JsonNode;
-  repeatedKeys: RepeatedKey[];
+  tree: Tree;
+  /** The root node (0). */
+  root: number;
   options: AuditOptions;
   graph: Graph | undefined;
   /** Graph nodes by name, when the graph is known. */
   graphNodes: Map<string, GraphNode> | undefined;
-  /** The value of `remote_tools` when it is an array. */
-  toolList: JsonNode | undefined;
+  /** The value of `remote_tools` when it is an array, else NONE. */
+  toolList: number;
   /** The items of `remote_tools` that are objects. */
   tools: ToolView[];
   report(problem: ProblemInput): void;
@@ -45,7 +64,8 @@ export interface RuleContext {
 export interface ProblemInput {
   code: ProblemCode;
   message: string;
-  node: { offset: number; length: number };
+  /** The range: a node id, or an explicit span. */
+  node: number | { offset: number; length: number };
   related?: RelatedLocation[];
   fixes?: Fix[];
 }
@@ -56,49 +76,81 @@ export interface Rule {
   check(context: RuleContext): void;
 }
 
-/** Builds the views of the tools of `root` (an object). */
-export function buildToolViews(root: JsonNode): { toolList: JsonNode | undefined; tools: ToolView[] } {
-  const list = valueOf(root, 'remote_tools');
-  if (list?.type !== 'array') return { toolList: undefined, tools: [] };
+/** Builds the views of the tools of the root object. */
+export function buildToolViews(tree: Tree): { toolList: number; tools: ToolView[] } {
+  const list = tree.get(tree.root, 'remote_tools');
+  if (list === NONE || tree.kind[list] !== Kind.Array) return { toolList: NONE, tools: [] };
   const tools: ToolView[] = [];
-  const items = list.children!;
-  for (let index = 0; index < items.length; index++) {
-    const object = items[index];
-    if (object.type !== 'object') continue;
-    const node = valueOf(object, 'node');
-    const name = valueOf(object, 'name');
-    const description = valueOf(object, 'description');
-    const valid = {
-      node: validString(node),
-      name: validString(name),
-      description: validString(description),
-    };
-    tools.push({
-      index,
-      object,
-      field: { node, name, description },
-      valid,
-      parameters: valueOf(object, 'parameters'),
-      label: valid.name !== undefined ? `tool '${valid.name}'` : `remote_tools[${index}]`,
-    });
+  let index = 0;
+  for (let object = tree.first[list]; object !== NONE; object = tree.next[object], index++) {
+    if (tree.kind[object] !== Kind.Object) continue;
+    let node = NONE;
+    let name = NONE;
+    let description = NONE;
+    let parameters = NONE;
+    let unknownFields: number[] | undefined;
+    // One pass over the fields; a later repeat wins, as in a strict parser.
+    for (let p = tree.first[object]; p !== NONE; p = tree.next[p]) {
+      const key = tree.first[p];
+      const value = tree.next[key];
+      if (tree.stringEquals(key, 'node')) node = value;
+      else if (tree.stringEquals(key, 'name')) name = value;
+      else if (tree.stringEquals(key, 'description')) description = value;
+      else if (tree.stringEquals(key, 'parameters')) parameters = value;
+      else (unknownFields ??= []).push(p);
+    }
+    let schema: ToolView['schema'] = undefined;
+    if (parameters !== NONE && tree.kind[parameters] === Kind.Object) {
+      schema = { type: NONE, properties: NONE, required: NONE };
+      for (let p = tree.first[parameters]; p !== NONE; p = tree.next[p]) {
+        const key = tree.first[p];
+        if (tree.stringEquals(key, 'type')) schema.type = tree.next[key];
+        else if (tree.stringEquals(key, 'properties')) schema.properties = tree.next[key];
+        else if (tree.stringEquals(key, 'required')) schema.required = tree.next[key];
+      }
+    }
+    tools.push(new ToolView(index, object, node, name, description, parameters, schema, unknownFields, tree));
   }
   return { toolList: list, tools };
 }
 
-function validString(node: JsonNode | undefined): string | undefined {
-  if (node?.type !== 'string') return undefined;
-  const value = node.value as string;
-  return value.trim() === '' ? undefined : value;
+function validString(tree: Tree, node: number): string | undefined {
+  if (node === NONE || tree.kind[node] !== Kind.String) return undefined;
+  const value = tree.string(node);
+  return isBlank(value) ? undefined : value;
+}
+
+/** Whether `value` is empty or only white space (without allocating, unlike trim()). */
+function isBlank(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const ch = value.charCodeAt(i);
+    if (ch > 32 && ch !== 0xa0 && ch !== 0xfeff && !(ch >= 0x2000 && ch <= 0x200a) && ch !== 0x2028 && ch !== 0x2029 && ch !== 0x202f && ch !== 0x205f && ch !== 0x3000 && ch !== 0x1680) return false;
+    if (ch < 32 && ch !== 9 && ch !== 10 && ch !== 11 && ch !== 12 && ch !== 13) return false;
+  }
+  return true;
 }
 
 /** The `{` of an object: where a missing field's problem stands. */
-export function openBrace(object: JsonNode): { offset: number; length: number } {
-  return { offset: object.offset, length: 1 };
+export function openBrace(tree: Tree, object: number): { offset: number; length: number } {
+  return { offset: tree.start[object], length: 1 };
 }
 
-/** A ToolNode of the graph, by name, or undefined. */
+/** The ToolNodes of the graph. */
 export function toolNodes(graph: Graph): GraphNode[] {
   return graph.nodes.filter((n) => n.kind === 'tool_node');
 }
 
-export { propertyOf, valueOf };
+/** How a message names the type of a value: "an array", "a number", "null". */
+export function describeType(tree: Tree, node: number): string {
+  switch (tree.kind[node]) {
+    case Kind.Object: return 'an object';
+    case Kind.Array: return 'an array';
+    case Kind.String: return 'a string';
+    case Kind.Number: return 'a number';
+    case Kind.True:
+    case Kind.False: return 'a boolean';
+    default: return 'null';
+  }
+}
+
+export { Kind, NONE };

@@ -12,3 +12,4 @@ export type { RuleInfo } from './catalog';
 export { LineIndex } from './lineIndex';
 export type { JsonNode } from './parse';
 export { nodeAtOffset, pathOfNode, valueOfNode, propertyOf } from './parse';
+export { Tree, Kind, NONE } from './tree';

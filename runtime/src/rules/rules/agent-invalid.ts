@@ -1,5 +1,4 @@
-import type { Rule } from '../context';
-import { valueOf } from '../context';
+import { type Rule, Kind, NONE, describeType } from '../context';
 
 /** Splits `module:export` at its last colon; undefined unless both parts are non-blank. */
 export function splitAgentSpec(spec: string): { module: string; exportName: string } | undefined {
@@ -13,19 +12,16 @@ export function splitAgentSpec(spec: string): { module: string; exportName: stri
 /** `agent-invalid`: `agent` must be a string `module:export`. */
 export const agentInvalid: Rule = {
   code: 'agent-invalid',
-  check({ root, report }) {
-    const agent = valueOf(root, 'agent');
-    if (!agent || root.type !== 'object') return;
-    if (agent.type !== 'string') {
-      report({ code: 'agent-invalid', message: `"agent" must be a string "module:export" (e.g. "graph:app"), not ${agent.type === 'null' ? 'null' : `a${agent.type === 'array' || agent.type === 'object' ? 'n' : ''} ${agent.type}`}.`, node: agent });
+  check({ tree, root, report }) {
+    const agent = tree.get(root, 'agent');
+    if (agent === NONE) return;
+    if (tree.kind[agent] !== Kind.String) {
+      report({ code: 'agent-invalid', message: `"agent" must be a string "module:export" (e.g. "graph:app"), not ${describeType(tree, agent)}.`, node: agent });
       return;
     }
-    if (!splitAgentSpec(agent.value as string)) {
-      report({
-        code: 'agent-invalid',
-        message: `"agent" must be "module:export" with both parts non-blank (e.g. "graph:app"), not ${JSON.stringify(agent.value)}.`,
-        node: agent,
-      });
+    const spec = tree.string(agent);
+    if (!splitAgentSpec(spec)) {
+      report({ code: 'agent-invalid', message: `"agent" must be "module:export" with both parts non-blank (e.g. "graph:app"), not ${JSON.stringify(spec)}.`, node: agent });
     }
   },
 };

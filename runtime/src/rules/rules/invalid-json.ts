@@ -1,6 +1,6 @@
 import { visit, ParseErrorCode } from 'jsonc-parser';
 import type { Problem } from '../types';
-import { commentLength } from '../parse';
+import { commentLength } from '../tree';
 
 const MESSAGES: Partial<Record<ParseErrorCode, string>> = {
   [ParseErrorCode.InvalidSymbol]: 'Unexpected character: expected a JSON value or punctuation.',

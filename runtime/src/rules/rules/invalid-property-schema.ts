@@ -1,7 +1,6 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import type { Rule } from '../context';
-import { valueOf } from '../context';
-import { type JsonNode, valueOfNode } from '../parse';
+import { type Rule, Kind, NONE } from '../context';
+import type { Tree } from '../tree';
 
 /** One finding on a schema: the JSON pointer of the offending keyword's value, and why. */
 interface SchemaFinding {
@@ -61,12 +60,17 @@ function summarise(errors: ErrorObject[]): SchemaFinding[] {
 }
 
 /** The node a JSON pointer names inside `root`, or the deepest node it reaches. */
-function nodeAtPointer(root: JsonNode, pointer: string): JsonNode {
+function nodeAtPointer(tree: Tree, root: number, pointer: string): number {
   let node = root;
   for (const raw of pointer.split('/').slice(1)) {
     const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    const next = node.type === 'object' ? valueOf(node, segment) : node.type === 'array' ? node.children![Number(segment)] : undefined;
-    if (!next) break;
+    let next = NONE;
+    if (tree.kind[node] === Kind.Object) next = tree.get(node, segment);
+    else if (tree.kind[node] === Kind.Array) {
+      let i = Number(segment);
+      for (next = tree.first[node]; next !== NONE && i > 0; next = tree.next[next]) i--;
+    }
+    if (next === NONE) break;
     node = next;
   }
   return node;
@@ -75,25 +79,25 @@ function nodeAtPointer(root: JsonNode, pointer: string): JsonNode {
 /** `invalid-property-schema`: each parameter's schema is valid JSON Schema (checked with ajv). */
 export const invalidPropertySchema: Rule = {
   code: 'invalid-property-schema',
-  check({ tools, text, report }) {
+  check({ tree, text, tools, report }) {
     for (const tool of tools) {
-      if (tool.parameters?.type !== 'object') continue;
-      const properties = valueOf(tool.parameters, 'properties');
-      if (properties?.type !== 'object') continue;
-      for (const property of properties.children!) {
-        const [key, schema] = property.children!;
-        const source = text.slice(schema.offset, schema.offset + schema.length);
+      if (!tool.schema) continue;
+      const properties = tool.schema.properties;
+      if (properties === NONE || tree.kind[properties] !== Kind.Object) continue;
+      for (let property = tree.first[properties]; property !== NONE; property = tree.next[property]) {
+        const schema = tree.valueOfProperty(property);
+        const source = text.slice(tree.start[schema], tree.end[schema]);
         let findings = cache.get(source);
         if (!findings) {
-          findings = checkPropertySchema(valueOfNode(schema));
+          findings = checkPropertySchema(tree.value(schema));
           if (cache.size >= CACHE_LIMIT) cache.clear();
           cache.set(source, findings);
         }
         for (const finding of findings) {
           report({
             code: 'invalid-property-schema',
-            message: `The schema of parameter '${key.value as string}' of ${tool.label} is not valid JSON Schema: ${finding.message}.`,
-            node: nodeAtPointer(schema, finding.pointer),
+            message: `The schema of parameter '${tree.string(tree.keyOf(property))}' of ${tool.label} is not valid JSON Schema: ${finding.message}.`,
+            node: nodeAtPointer(tree, schema, finding.pointer),
           });
         }
       }

@@ -1,7 +1,5 @@
-import type { Rule } from '../context';
-import { STRING_FIELDS, openBrace, propertyOf, toolNodes } from '../context';
+import { type Rule, NONE, STRING_FIELDS, openBrace, toolNodes } from '../context';
 import { insertPropertyEdit } from '../fixHelpers';
-import type { Fix } from '../types';
 
 const WHAT: Record<(typeof STRING_FIELDS)[number], string> = {
   node: 'the ToolNode of the graph that carries it',
@@ -12,11 +10,11 @@ const WHAT: Record<(typeof STRING_FIELDS)[number], string> = {
 /** `missing-field`: each remote tool needs `node`, `name` and `description`. */
 export const missingField: Rule = {
   code: 'missing-field',
-  check({ tools, text, graph, report }) {
-    const usedNames = new Set(tools.map((t) => t.valid.name).filter((n): n is string => n !== undefined));
+  check({ tree, tools, graph, report }) {
+    let usedNames: Set<string> | undefined;
     for (const tool of tools) {
       for (const field of STRING_FIELDS) {
-        if (propertyOf(tool.object, field)) continue;
+        if (tool.field[field] !== NONE) continue;
         let value: string;
         let title: string;
         if (field === 'node') {
@@ -24,6 +22,7 @@ export const missingField: Rule = {
           value = candidates.length === 1 ? candidates[0].name : 'TOOL';
           title = candidates.length === 1 ? `Add "node": "${value}" (the graph's only ToolNode)` : `Add "node" (placeholder "${value}" to fill)`;
         } else if (field === 'name') {
+          usedNames ??= new Set(tools.map((t) => t.valid.name).filter((n): n is string => n !== undefined));
           let n = tool.index + 1;
           while (usedNames.has(`tool_${n}`)) n++;
           value = `tool_${n}`;
@@ -32,12 +31,11 @@ export const missingField: Rule = {
           value = 'Describe what this tool does and when to call it.';
           title = 'Add "description" (placeholder to fill)';
         }
-        const fixes: Fix[] = [{ title, edits: [insertPropertyEdit(text, tool.object, field, JSON.stringify(value))], isPreferred: true }];
         report({
           code: 'missing-field',
           message: `${tool.label} is missing "${field}": add ${WHAT[field]}.`,
-          node: openBrace(tool.object),
-          fixes,
+          node: openBrace(tree, tool.object),
+          fixes: [{ title, edits: [insertPropertyEdit(tree, tool.object, field, JSON.stringify(value))], isPreferred: true }],
         });
       }
     }

@@ -13,7 +13,7 @@ export const nameConflictsWithServerTool: Rule = {
       report({
         code: 'name-conflicts-with-server-tool',
         message: `Node '${node.name}' already has a server tool named '${name}': the model could not tell them apart. Rename the remote tool.`,
-        node: tool.field.name!,
+        node: tool.field.name,
       });
     }
   },

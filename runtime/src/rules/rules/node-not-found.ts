@@ -6,17 +6,17 @@ import type { Fix } from '../types';
 /** `node-not-found`: `node` names a node of the graph. */
 export const nodeNotFound: Rule = {
   code: 'node-not-found',
-  check({ tools, graph, graphNodes, report }) {
+  check({ tree, tools, graph, graphNodes, report }) {
     if (!graph || !graphNodes) return;
     const names = toolNodes(graph).map((n) => n.name);
     for (const tool of tools) {
       const node = tool.valid.node;
       if (node === undefined || graphNodes.has(node)) continue;
-      const value = tool.field.node!;
+      const value = tool.field.node;
       const ordered = byCloseness(node, names);
       const fixes: Fix[] = ordered.map((name, i) => ({
         title: `Change to '${name}'`,
-        edits: [{ offset: value.offset, length: value.length, newText: JSON.stringify(name) }],
+        edits: [{ ...tree.span(value), newText: JSON.stringify(name) }],
         isPreferred: i === 0,
       }));
       if (graph.origin === 'live') fixes.push({ title: 'Refetch the graph (the server may have changed)', edits: [], command: 'refetch-graph' });

@@ -1,19 +1,14 @@
-import type { Rule } from '../context';
-import { STRING_FIELDS } from '../context';
+import { type Rule, Kind, NONE, STRING_FIELDS, describeType } from '../context';
 
 /** `not-a-string`: `node`, `name` and `description` are strings. */
 export const notAString: Rule = {
   code: 'not-a-string',
-  check({ tools, report }) {
+  check({ tree, tools, report }) {
     for (const tool of tools) {
       for (const field of STRING_FIELDS) {
         const value = tool.field[field];
-        if (!value || value.type === 'string') continue;
-        report({
-          code: 'not-a-string',
-          message: `"${field}" of ${tool.label} must be a string, not ${value.type === 'null' ? 'null' : `a${value.type === 'array' || value.type === 'object' ? 'n' : ''} ${value.type}`}.`,
-          node: value,
-        });
+        if (value === NONE || tree.kind[value] === Kind.String) continue;
+        report({ code: 'not-a-string', message: `"${field}" of ${tool.label} must be a string, not ${describeType(tree, value)}.`, node: value });
       }
     }
   },

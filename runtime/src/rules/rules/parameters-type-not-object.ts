@@ -1,28 +1,28 @@
-import type { Rule } from '../context';
-import { openBrace, propertyOf, valueOf } from '../context';
+import { type Rule, Kind, NONE, openBrace } from '../context';
 import { insertPropertyEdit } from '../fixHelpers';
 
 /** `parameters-type-not-object`: the parameters schema describes an object. */
 export const parametersTypeNotObject: Rule = {
   code: 'parameters-type-not-object',
-  check({ tools, text, report }) {
+  check({ tree, text, tools, report }) {
     for (const tool of tools) {
       const p = tool.parameters;
-      if (p?.type !== 'object') continue;
-      const type = valueOf(p, 'type');
-      if (!propertyOf(p, 'type')) {
+      if (!tool.schema) continue;
+      const type = tool.schema.type;
+      if (type === NONE) {
         report({
           code: 'parameters-type-not-object',
           message: `"parameters" of ${tool.label} has no "type": add "type": "object".`,
-          node: openBrace(p),
-          fixes: [{ title: 'Add "type": "object"', edits: [insertPropertyEdit(text, p, 'type', '"object"')], isPreferred: true, safe: true }],
+          node: openBrace(tree, p),
+          fixes: [{ title: 'Add "type": "object"', edits: [insertPropertyEdit(tree, p, 'type', '"object"')], isPreferred: true, safe: true }],
         });
-      } else if (type && !(type.type === 'string' && type.value === 'object')) {
+      } else if (!(tree.kind[type] === Kind.String && tree.stringEquals(type, 'object'))) {
+        const shown = text.slice(tree.start[type], Math.min(tree.end[type], tree.start[type] + 40));
         report({
           code: 'parameters-type-not-object',
-          message: `"parameters.type" of ${tool.label} must be "object", not ${text.slice(type.offset, type.offset + Math.min(type.length, 40))}: a tool's arguments are an object.`,
+          message: `"parameters.type" of ${tool.label} must be "object", not ${shown}: a tool's arguments are an object.`,
           node: type,
-          fixes: [{ title: 'Set "type": "object"', edits: [{ offset: type.offset, length: type.length, newText: '"object"' }], isPreferred: true }],
+          fixes: [{ title: 'Set "type": "object"', edits: [{ ...tree.span(type), newText: '"object"' }], isPreferred: true }],
         });
       }
     }

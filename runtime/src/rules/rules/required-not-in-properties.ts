@@ -1,22 +1,21 @@
-import type { Rule } from '../context';
-import { propertyOf, valueOf } from '../context';
+import { type Rule, Kind, NONE } from '../context';
 
 /** `required-not-in-properties`: every required parameter is described in `properties`. */
 export const requiredNotInProperties: Rule = {
   code: 'required-not-in-properties',
-  check({ tools, report }) {
+  check({ tree, tools, report }) {
     for (const tool of tools) {
-      if (tool.parameters?.type !== 'object') continue;
-      const required = valueOf(tool.parameters, 'required');
-      const properties = valueOf(tool.parameters, 'properties');
-      if (required?.type !== 'array') continue;
-      if (properties && properties.type !== 'object') continue;
-      for (const item of required.children!) {
-        if (item.type !== 'string') continue;
-        if (properties && propertyOf(properties, item.value as string)) continue;
+      if (!tool.schema) continue;
+      const { required, properties } = tool.schema;
+      if (required === NONE || tree.kind[required] !== Kind.Array) continue;
+      if (properties !== NONE && tree.kind[properties] !== Kind.Object) continue;
+      for (let item = tree.first[required]; item !== NONE; item = tree.next[item]) {
+        if (tree.kind[item] !== Kind.String) continue;
+        const name = tree.string(item);
+        if (properties !== NONE && tree.property(properties, name) !== NONE) continue;
         report({
           code: 'required-not-in-properties',
-          message: `Required parameter '${item.value as string}' of ${tool.label} has no entry in "properties": describe it there, or remove it from "required".`,
+          message: `Required parameter '${name}' of ${tool.label} has no entry in "properties": describe it there, or remove it from "required".`,
           node: item,
         });
       }

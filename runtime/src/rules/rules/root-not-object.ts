@@ -1,15 +1,13 @@
-import type { Rule } from '../context';
-
-const KIND: Record<string, string> = { array: 'an array', string: 'a string', number: 'a number', boolean: 'a boolean', null: 'null' };
+import { type Rule, Kind, describeType } from '../context';
 
 /** `root-not-object`: the file must hold one JSON object. */
 export const rootNotObject: Rule = {
   code: 'root-not-object',
-  check({ root, report }) {
-    if (root.type === 'object') return;
+  check({ tree, root, report }) {
+    if (tree.kind[root] === Kind.Object) return;
     report({
       code: 'root-not-object',
-      message: `The root of 10xgraph.json is ${KIND[root.type]}: it must be an object such as {"agent": "graph:app"}.`,
+      message: `The root of 10xgraph.json is ${describeType(tree, root)}: it must be an object such as {"agent": "graph:app"}.`,
       node: root,
     });
   },

@@ -13,7 +13,7 @@ export const toolNotAttached: Rule = {
       report({
         code: 'tool-not-attached',
         message: `The running server does not list '${name}' as a remote tool of '${node.name}': it was started with another config. Restart it to attach this tool.`,
-        node: tool.field.name!,
+        node: tool.field.name,
       });
     }
   },

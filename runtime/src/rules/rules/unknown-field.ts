@@ -1,5 +1,4 @@
-import type { Rule } from '../context';
-import { TOOL_FIELDS, propertyOf } from '../context';
+import { type Rule, NONE, TOOL_FIELDS } from '../context';
 import { removePropertyEdit } from '../fixHelpers';
 import { isLikelyTypo, byCloseness } from '../similarity';
 import type { Fix } from '../types';
@@ -16,7 +15,8 @@ const ALIASES: Record<string, (typeof TOOL_FIELDS)[number]> = {
 /** The allowed field `key` most likely meant, if any. */
 export function closestToolField(key: string): (typeof TOOL_FIELDS)[number] | undefined {
   const normal = key.toLowerCase().replace(/[-\s]/g, '_');
-  if (ALIASES[normal] || ALIASES[normal.replace(/_/g, '')]) return ALIASES[normal] ?? ALIASES[normal.replace(/_/g, '')];
+  const alias = ALIASES[normal] ?? ALIASES[normal.replace(/_/g, '')];
+  if (alias) return alias;
   const [best] = byCloseness(key, TOOL_FIELDS);
   return isLikelyTypo(key, best) ? (best as (typeof TOOL_FIELDS)[number]) : undefined;
 }
@@ -24,19 +24,18 @@ export function closestToolField(key: string): (typeof TOOL_FIELDS)[number] | un
 /** `unknown-field`: a remote tool has only `node`, `name`, `description` and `parameters`. */
 export const unknownField: Rule = {
   code: 'unknown-field',
-  check({ tools, report }) {
+  check({ tree, tools, report }) {
     for (const tool of tools) {
-      for (const property of tool.object.children!) {
-        const key = property.children![0];
-        const name = key.value as string;
-        if ((TOOL_FIELDS as readonly string[]).includes(name)) continue;
+      for (const property of tool.unknownFields ?? []) {
+        const key = tree.keyOf(property);
+        const name = tree.string(key);
         const target = closestToolField(name);
         const fixes: Fix[] = [];
-        const renameFree = target !== undefined && !propertyOf(tool.object, target);
+        const renameFree = target !== undefined && tree.property(tool.object, target) === NONE;
         if (target && renameFree) {
-          fixes.push({ title: `Rename "${name}" to "${target}"`, edits: [{ offset: key.offset, length: key.length, newText: JSON.stringify(target) }], isPreferred: true, safe: true });
+          fixes.push({ title: `Rename "${name}" to "${target}"`, edits: [{ offset: tree.start[key], length: tree.end[key] - tree.start[key], newText: JSON.stringify(target) }], isPreferred: true, safe: true });
         }
-        fixes.push({ title: `Remove "${name}"`, edits: [removePropertyEdit(property)], isPreferred: fixes.length === 0 });
+        fixes.push({ title: `Remove "${name}"`, edits: [removePropertyEdit(tree, property)], isPreferred: fixes.length === 0 });
         const hint = target ? (renameFree ? ` Did you mean "${target}"?` : ` ("${target}" is already set: remove this one.)`) : '';
         report({
           code: 'unknown-field',
