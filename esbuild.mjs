@@ -36,6 +36,8 @@ for (const { entry, ...options } of bundles) {
     sourcemap: !production,
     minify: production,
     logLevel: 'warning',
+    // jsonc-parser's `main` is a UMD build whose dynamic requires esbuild cannot follow.
+    mainFields: ['module', 'main'],
     ...options,
   };
   if (watch) {

@@ -164,7 +164,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
 
   let source: GraphSource;
   if (args.noGraph) {
-    source = { mode: 'skipped', note: 'skipped (--no-graph): node names not checked' };
+    source = { mode: 'skipped', note: '(--no-graph): node names not checked' };
   } else if (args.graphUrl !== undefined) {
     const result = await fetchLiveGraph(args.graphUrl, { timeoutMs: args.timeoutMs, token: process.env.TENXGRAPH_TOKEN || undefined });
     if (!result.ok) {
@@ -173,7 +173,12 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
     }
     source = { mode: 'url', graph: result.graph, note: `from ${args.graphUrl} (${result.graph.nodes.length} nodes)` };
   } else {
-    source = await loadGraphForAudit(path, text);
+    const loaded = await loadGraphForAudit(path, text);
+    if ('error' in loaded) {
+      err.write(`10xgraph audit: could not load the agent module: ${loaded.error}\nPass --no-graph to check the file without the graph, or --graph-url URL to check it against a running server.\n`);
+      return 2;
+    }
+    source = loaded;
   }
 
   const agentCandidates = findAgentCandidates(dirname(path));
@@ -205,7 +210,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   } else {
     for (const problem of problems) out.write(formatProblemLine(shown, lines, problem) + '\n');
     const fixed = args.fix ? `fixed ${fixedCount} problem${fixedCount === 1 ? '' : 's'}; ` : '';
-    out.write(`${shown}: ${fixed}${countProblems(problems)}; graph: ${source.mode === 'url' ? 'fetched' : source.mode} ${source.note}\n`);
+    out.write(`${shown}: ${fixed}${countProblems(problems)}; graph ${source.mode === 'url' ? 'fetched' : source.mode} ${source.note}\n`);
   }
   return problems.some((p) => p.severity === 'error') ? 1 : 0;
 }

@@ -1,0 +1,252 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { auditConfig, LineIndex, RULES } from '../../runtime/src/rules/index';
+import { loadCorpus, CORPUS_DIR } from '../support/corpus';
+import { runCli, ROOT } from '../support/run';
+import { startGraphServer, CORPUS_SERVER_NODES, type Behaviour, type GraphServer } from '../support/graphServer';
+
+const corpus = loadCorpus();
+const temp = mkdtempSync(join(tmpdir(), '10xgraph-cli-'));
+
+describe('audit --format json on the corpus', () => {
+  for (const c of corpus) {
+    test(`${c.name}: problems and exit code equal the rule set's`, async () => {
+      const result = await runCli(['audit', c.path, '--no-graph', '--format', 'json']);
+      const report = JSON.parse(result.stdout);
+      const lines = new LineIndex(c.text);
+      const expected = auditConfig(c.text).map((p) => ({
+        code: p.code,
+        severity: p.severity,
+        message: p.message,
+        range: { start: lines.positionAt(p.offset), end: lines.positionAt(p.offset + p.length) },
+      }));
+      assert.equal(report.file, relative(ROOT, c.path));
+      assert.equal(report.graph, 'skipped');
+      assert.deepEqual(report.problems, expected);
+      assert.equal(result.code, expected.some((p) => p.severity === 'error') ? 1 : 0);
+    });
+  }
+});
+
+describe('audit loads the agent module by default, as api does', () => {
+  for (const c of corpus) {
+    test(`${c.name}: the problems judged on the loaded corpus graph are the expected ones`, async () => {
+      const result = await runCli(['audit', c.path, '--format', 'json']);
+      const report = JSON.parse(result.stdout);
+      const structural = ['invalid-json', 'root-not-object', 'agent-missing', 'agent-invalid'];
+      const expectLoaded = !c.expected.some((line) => structural.includes(line.split(' ')[2]));
+      assert.equal(report.graph, expectLoaded ? 'loaded' : 'skipped');
+      const actual = report.problems.map((p: { code: string; severity: string; range: { start: { line: number; character: number }; end: { line: number; character: number } } }) =>
+        `${p.range.start.line + 1}:${p.range.start.character + 1}-${p.range.end.line + 1}:${p.range.end.character + 1} ${p.severity} ${p.code}`);
+      assert.deepEqual(actual, c.expected);
+      assert.equal(result.code, c.expected.some((line) => line.includes(' error ')) ? 1 : 0);
+    });
+  }
+
+  test('a module that does not load: a config without errors cannot be judged (exit 2)', async () => {
+    const dir = join(temp, 'noload');
+    mkdirSync(dir);
+    writeFileSync(join(dir, '10xgraph.json'), '{"agent": "missing:app"}');
+    const result = await runCli(['audit'], { cwd: dir });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /could not load the agent module: Cannot find the module of agent 'missing:app': no missing\.ts, missing\.mts, missing\.js or missing\.mjs/);
+    assert.match(result.stderr, /Pass --no-graph/);
+  });
+
+  test('a module that does not load: a config with errors is still reported, graph rules skipped', async () => {
+    const dir = join(temp, 'noload-errors');
+    mkdirSync(dir);
+    writeFileSync(join(dir, '10xgraph.json'), '{"agent": "missing:app", "remote_tools": [{"node": "X"}]}');
+    const result = await runCli(['audit'], { cwd: dir });
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /error \[missing-field\]/);
+    assert.match(result.stdout, /graph skipped \(the agent module did not load: Cannot find the module/);
+  });
+});
+
+describe('audit text output', () => {
+  test('one compiler-style line a problem, one-based, then a summary', async () => {
+    const file = join(CORPUS_DIR, 'mixed-crlf-unicode.json');
+    const result = await runCli(['audit', relative(ROOT, file), '--no-graph']);
+    const out = result.stdout.trimEnd().split('\n');
+    const shown = relative(ROOT, file);
+    assert.equal(result.code, 1);
+    assert.match(out[0], new RegExp(`^${shown.replace(/[.]/g, '\\.')}:4:31: warning \\[invalid-tool-name\\] The name 'envoyer_émoji_😀' has characters other than letters`));
+    assert.match(out[1], new RegExp(`^${shown.replace(/[.]/g, '\\.')}:5:125: error \\[parameters-type-not-object\\] "parameters.type" of tool 'lire' must be "object"`));
+    assert.equal(out.length, 3);
+    assert.match(out[2], /1 error, 1 warning; graph skipped \(--no-graph\): node names not checked$/);
+  });
+
+  test('a clean file exits 0 and says so', async () => {
+    const result = await runCli(['audit', join(CORPUS_DIR, 'valid-quickstart.json'), '--no-graph']);
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /valid-quickstart\.json: no problems; graph skipped/);
+  });
+
+  test('FILE defaults to ./10xgraph.json', async () => {
+    const dir = join(temp, 'default');
+    mkdirSync(dir);
+    copyFileSync(join(CORPUS_DIR, 'agent-missing.json'), join(dir, '10xgraph.json'));
+    const result = await runCli(['audit', '--no-graph'], { cwd: dir });
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /^10xgraph\.json:1:1: error \[agent-missing\]/);
+  });
+});
+
+describe('audit --format sarif', () => {
+  test('is SARIF 2.1.0 with rules, levels and regions', async () => {
+    const file = join(CORPUS_DIR, 'mixed-errors-and-warnings.json');
+    const result = await runCli(['audit', file, '--no-graph', '--format', 'sarif']);
+    const sarif = JSON.parse(result.stdout);
+    assert.equal(sarif.version, '2.1.0');
+    const run = sarif.runs[0];
+    assert.equal(run.tool.driver.name, '10xgraph');
+    assert.deepEqual(run.tool.driver.rules.map((r: { id: string }) => r.id), Object.keys(RULES));
+    const text = readFileSync(file, 'utf8');
+    const problems = auditConfig(text);
+    assert.equal(run.results.length, problems.length);
+    const unknown = run.results.find((r: { ruleId: string }) => r.ruleId === 'unknown-field');
+    assert.equal(unknown.level, 'error');
+    assert.deepEqual(unknown.locations[0].physicalLocation.region, { startLine: 4, startColumn: 103, endLine: 4, endColumn: 111, charOffset: problems.find((p) => p.code === 'unknown-field')!.offset, charLength: 8 });
+    assert.equal(run.results.find((r: { ruleId: string }) => r.ruleId === 'vague-description').level, 'note');
+    assert.equal(run.results.find((r: { ruleId: string }) => r.ruleId === 'invalid-tool-name').level, 'warning');
+    assert.equal(run.tool.driver.rules[unknown.ruleIndex].id, 'unknown-field');
+    assert.equal(result.code, 1);
+  });
+});
+
+describe('audit --fix', () => {
+  test('applies every safe fix, writes the file and reports what is left', async () => {
+    const file = join(temp, 'fix.json');
+    writeFileSync(file, '{\n  // old\n  "agent": "graph:app",\n  "remote_tools": {"node": "TOOL", "name": "a", "name": "a", "desc": "Read the clipboard text.", "parameters": {}},\n}\n');
+    const result = await runCli(['audit', file, '--no-graph', '--fix']);
+    const fixed = readFileSync(file, 'utf8');
+    assert.doesNotThrow(() => JSON.parse(fixed));
+    const after = JSON.parse(fixed);
+    assert.ok(Array.isArray(after.remote_tools));
+    assert.equal(after.remote_tools[0].description, 'Read the clipboard text.');
+    assert.equal(after.remote_tools[0].parameters.type, 'object');
+    assert.match(result.stdout, /fixed \d+ problems; 1 warning/);
+    assert.match(result.stdout, /warning \[duplicate-key\]/);
+    assert.equal(result.code, 0);
+  });
+
+  test('leaves a file with nothing safe to fix untouched', async () => {
+    const file = join(temp, 'nofix.json');
+    const text = '{"remote_tools": []}';
+    writeFileSync(file, text);
+    const result = await runCli(['audit', file, '--no-graph', '--fix']);
+    assert.equal(readFileSync(file, 'utf8'), text);
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /fixed 0 problems; 1 error/);
+  });
+});
+
+describe('audit cannot run: exit 2 with a clear reason', () => {
+  const cases: Array<[string, () => string[], RegExp]> = [
+    ['a missing file', () => ['audit', join(temp, 'nope.json')], /nope\.json: no such file\./],
+    ['a directory', () => ['audit', temp], /is a directory: give the path of a 10xgraph\.json file\./],
+    ['a binary file', () => { const f = join(temp, 'bin.json'); writeFileSync(f, Buffer.from([0x7b, 0, 1, 2, 0x7d])); return ['audit', f]; }, /is a binary file/],
+    ['invalid UTF-8', () => { const f = join(temp, 'latin1.json'); writeFileSync(f, Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d])); return ['audit', f]; }, /is not UTF-8 text\./],
+    ['an unknown option', () => ['audit', '--frobnicate'], /unknown option '--frobnicate'/],
+    ['a bad format', () => ['audit', '--format', 'xml'], /--format must be text, json or sarif, not 'xml'/],
+    ['both graph options', () => ['audit', '--no-graph', '--graph-url', 'http://127.0.0.1:9'], /cannot be used together/],
+    ['a file over the size limit', () => { const f = join(temp, 'big.json'); writeFileSync(f, Buffer.alloc(65 * 1024 * 1024, 0x20)); return ['audit', f]; }, /is 65\.0 MB, over the 64 MB limit/],
+  ];
+  for (const [what, args, message] of cases) {
+    test(what, async () => {
+      const result = await runCli(args());
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, message);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+      assert.equal(result.stderr.trim().split('\n').length <= 2, true);
+    });
+  }
+});
+
+describe('audit on hostile files', () => {
+  test('50 MB of JSON is audited, not refused, and not hung', async () => {
+    const f = join(temp, 'fifty.json');
+    writeFileSync(f, `{"agent": "graph:app", "notes": "${'x'.repeat(50 * 1024 * 1024)}"}`);
+    const result = await runCli(['audit', f, '--no-graph'], { timeoutMs: 60_000 });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /no problems/);
+  });
+
+  test('nesting 100,000 levels deep is one clear invalid-json problem', async () => {
+    const f = join(temp, 'deep.json');
+    writeFileSync(f, `{"agent": "graph:app", "x": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    const result = await runCli(['audit', f, '--no-graph', '--format', 'json']);
+    assert.equal(result.code, 1, result.stderr);
+    const report = JSON.parse(result.stdout);
+    assert.equal(report.problems.length, 1);
+    assert.equal(report.problems[0].code, 'invalid-json');
+    assert.match(report.problems[0].message, /nests deeper than 1000 levels/);
+  });
+});
+
+describe('audit --graph-url against a real loopback server', () => {
+  let server: GraphServer;
+  before(async () => {
+    server = await startGraphServer(CORPUS_SERVER_NODES);
+  });
+  after(() => server.close());
+
+  test('checks node names against the live graph', async () => {
+    const result = await runCli(['audit', join(CORPUS_DIR, 'node-not-found.json'), '--graph-url', server.url, '--format', 'json']);
+    const report = JSON.parse(result.stdout);
+    assert.equal(report.graph, 'url');
+    assert.deepEqual(report.problems.map((p: { code: string }) => p.code), ['node-not-found']);
+    assert.deepEqual(report.problems[0].range, { start: { line: 3, character: 14 }, end: { line: 3, character: 21 } });
+    assert.equal(result.code, 1);
+  });
+
+  test('reports tools the live server has not attached, without failing', async () => {
+    const result = await runCli(['audit', join(CORPUS_DIR, 'valid-quickstart.json'), '--graph-url', server.url]);
+    assert.equal(result.code, 0);
+    assert.equal((result.stdout.match(/information \[tool-not-attached\]/g) ?? []).length, 3);
+  });
+
+  test('sends TENXGRAPH_TOKEN as a bearer token', async () => {
+    const before = server.requests.length;
+    await runCli(['audit', join(CORPUS_DIR, 'valid-minimal.json'), '--graph-url', server.url], { env: { TENXGRAPH_TOKEN: 's3cret' } });
+    const sent = server.requests.slice(before);
+    assert.equal(sent.length, 2);
+    for (const req of sent) assert.equal(req.headers.authorization, 'Bearer s3cret');
+  });
+
+  const hostile: Array<[string, Behaviour, RegExp]> = [
+    ['a 500', { kind: 'status', status: 500 }, /answered 500/],
+    ['a 401', { kind: 'status', status: 401 }, /answered 401: the server needs a token/],
+    ['malformed JSON', { kind: 'malformed' }, /did not answer JSON/],
+    ['a huge body', { kind: 'huge', bytes: 8 * 1024 * 1024 }, /is larger than 5242880 bytes/],
+    ['no answer', { kind: 'hang' }, /no answer from http:\/\/127\.0\.0\.1:\d+ within 300 ms/],
+    ['a redirect to another origin', { kind: 'redirect', location: 'http://127.0.0.2:9' }, /redirects to another origin \(http:\/\/127\.0\.0\.2:9\); not followed/],
+  ];
+  for (const [what, behaviour, message] of hostile) {
+    test(`${what}: exit 2 and a one-line reason`, async () => {
+      const bad = await startGraphServer(CORPUS_SERVER_NODES, behaviour);
+      try {
+        const result = await runCli(['audit', join(CORPUS_DIR, 'valid-minimal.json'), '--graph-url', bad.url, '--timeout-ms', '300']);
+        assert.equal(result.code, 2);
+        assert.match(result.stderr, message);
+        assert.equal(result.stderr.trim().split('\n').length, 1);
+        assert.equal(result.stdout, '');
+      } finally {
+        await bad.close();
+      }
+    });
+  }
+
+  test('an unreachable server: exit 2', async () => {
+    const gone = await startGraphServer([]);
+    const url = gone.url;
+    await gone.close();
+    const result = await runCli(['audit', join(CORPUS_DIR, 'valid-minimal.json'), '--graph-url', url]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /nothing is listening at http:\/\/127\.0\.0\.1:\d+/);
+  });
+});
