@@ -236,6 +236,19 @@ export interface WantedGraph {
   config: LiveGraphConfig;
 }
 
+/** The status of a URL that is not fetched: disabled by settings, or in an untrusted workspace. */
+export function passiveStatus(url: string, mode: 'disabled' | 'untrusted', rulesetVersion: string): StatusParams {
+  return {
+    url,
+    state: mode,
+    rulesetVersion,
+    error:
+      mode === 'disabled'
+        ? 'graph: disabled — node names not checked (10xgraph.server.enabled is false)'
+        : 'graph: not fetched in an untrusted workspace — node names not checked',
+  };
+}
+
 /** Every live graph in use, by URL. */
 export class LiveGraphHub {
   private readonly clients = new Map<string, LiveGraphClient>();
@@ -280,15 +293,7 @@ export class LiveGraphHub {
       }
       if (this.passive.get(url) === mode) continue;
       this.passive.set(url, mode);
-      this.deps.sendStatus({
-        url,
-        state: mode,
-        rulesetVersion: this.deps.rulesetVersion,
-        error:
-          mode === 'disabled'
-            ? 'graph: disabled — node names not checked (10xgraph.server.enabled is false)'
-            : 'graph: not fetched in an untrusted workspace — node names not checked',
-      });
+      this.deps.sendStatus(passiveStatus(url, mode, this.deps.rulesetVersion));
     }
   }
 

@@ -34,7 +34,7 @@ import { formatText } from './formatting';
 import { GraphCache, defaultCacheFolder } from './graphCache';
 import { hoverAt } from './hover';
 import { featureTree } from './jsonPaths';
-import { type FetchGraph, type LiveGraphClient, LiveGraphHub, type WantedGraph } from './liveGraph';
+import { type FetchGraph, type LiveGraphClient, LiveGraphHub, passiveStatus, type WantedGraph } from './liveGraph';
 import { folderOf, matchPathsOf } from './paths';
 import { matchAny } from './glob';
 import { RefreshGraphCommand, StatusNotification, type StatusParams, TrustNotification } from './protocol';
@@ -506,10 +506,16 @@ class TenxGraphServer {
       lines: state.lines,
       tree: featureTree(state.text, state.analysis?.tree),
       graph: state.graph,
-      status: state.live?.currentStatus(),
+      status: this.statusOf(state),
       agentModules: state.agentModules,
       now: this.now(),
     });
+  }
+
+  private statusOf(state: DocumentState): StatusParams | undefined {
+    if (state.live) return state.live.currentStatus();
+    const mode = this.modeOf(state.settings);
+    return mode === 'live' ? undefined : passiveStatus(state.settings.server.url, mode, RULESET_VERSION);
   }
 
   private async symbols(uri: string) {

@@ -1,0 +1,123 @@
+/**
+ * Parity: for every fixture of the corpus, the diagnostics the server publishes equal the
+ * rule set's problems (`auditConfig`, as `10xgraph audit` runs it) converted with `LineIndex`:
+ * code, severity, range, message, related information and fixes. Once without a graph, and
+ * once against a live graph served on loopback (the same graph the test fetches itself).
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import type { Diagnostic } from 'vscode-languageserver-protocol/node';
+import { auditConfig, LineIndex, type AuditOptions, type Graph, type Problem } from '../../runtime/src/rules/index';
+import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
+import { findAgentCandidates } from '../../runtime/src/workspace/agentCandidates';
+import { TestClient, fileUri, ROOT } from './lspClient';
+import { GraphHttpServer } from './graphHttp';
+
+const FIXTURES = join(ROOT, 'test', 'fixtures');
+const SEVERITY = { error: 1, warning: 2, information: 3 } as const;
+
+function listJson(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...listJson(path));
+    else if (name.endsWith('.json')) out.push(path);
+  }
+  return out;
+}
+
+const files = listJson(FIXTURES);
+
+function expectedDiagnostics(path: string, text: string, options: AuditOptions): unknown[] {
+  const lines = new LineIndex(text);
+  const range = (offset: number, length: number) => ({ start: lines.positionAt(offset), end: lines.positionAt(offset + length) });
+  const candidates = findAgentCandidates(dirname(path));
+  const problems: Problem[] = auditConfig(text, { ...options, ...(candidates.length ? { agentCandidates: candidates } : {}) });
+  return problems.map((p) => ({
+    code: p.code,
+    severity: SEVERITY[p.severity],
+    message: p.message,
+    range: range(p.offset, p.length),
+    related: (p.related ?? []).map((r) => ({ uri: fileUri(path), range: range(r.offset, r.length), message: r.message })),
+    fixes: p.fixes ?? [],
+  }));
+}
+
+function actual(diagnostics: Diagnostic[]): unknown[] {
+  return diagnostics.map((d) => ({
+    code: d.code,
+    severity: d.severity,
+    message: d.message,
+    range: d.range,
+    related: (d.relatedInformation ?? []).map((r) => ({ uri: r.location.uri, range: r.location.range, message: r.message })),
+    fixes: (d.data as { fixes: unknown[] }).fixes,
+  }));
+}
+
+test('the corpus is there', () => {
+  assert.ok(files.length >= 10, `expected fixtures under ${FIXTURES}, found ${files.length}`);
+});
+
+describe('parity without a graph', () => {
+  let client: TestClient;
+  before(async () => {
+    client = await TestClient.start({ initializationOptions: { settings: { files: ['**/*.json'], server: { enabled: false } } } });
+  });
+  after(() => client.stop());
+
+  for (const path of files) {
+    test(relative(FIXTURES, path), async () => {
+      const text = readFileSync(path, 'utf8');
+      const uri = fileUri(path);
+      await client.open(uri, text);
+      const diagnostics = await client.pushed(uri, 1);
+      assert.deepEqual(actual(diagnostics), expectedDiagnostics(path, text, {}));
+      for (const d of diagnostics) {
+        assert.equal(d.source, '10xgraph');
+        assert.equal(d.codeDescription?.href, `https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md#${d.code}`);
+      }
+      await client.close(uri);
+    });
+  }
+});
+
+describe('parity against a live graph', () => {
+  let client: TestClient;
+  let server: GraphHttpServer;
+  let graph: Graph;
+  before(async () => {
+    server = await new GraphHttpServer({
+      version: '0.1.0',
+      nodes: [
+        { name: 'agent', type: 'model_node' },
+        { name: 'TOOL', type: 'tool_node', tools: [{ name: 'get_time', description: 'Get the current time on the server.', source: 'local' }] },
+        { name: 'format_answer', type: 'function_node' },
+      ],
+      edges: [
+        { source: 'agent', target: 'TOOL' },
+        { source: 'TOOL', target: 'agent' },
+      ],
+    }).start();
+    const fetched = await fetchLiveGraph(server.url, { timeoutMs: 5000 });
+    assert.ok(fetched.ok);
+    graph = fetched.graph;
+    client = await TestClient.start({ initializationOptions: { settings: { files: ['**/*.json'], server: { url: server.url, refreshSeconds: 0, timeoutMs: 5000 } } } });
+  });
+  after(async () => {
+    await client.stop();
+    await server.stop();
+  });
+
+  for (const path of files) {
+    test(relative(FIXTURES, path), async () => {
+      const text = readFileSync(path, 'utf8');
+      const uri = fileUri(path);
+      await client.open(uri, text);
+      const diagnostics = await client.pushed(uri, 1);
+      assert.deepEqual(actual(diagnostics), expectedDiagnostics(path, text, { graph }));
+      await client.close(uri);
+    });
+  }
+});
