@@ -367,6 +367,24 @@ export const app = new StateGraph()
     }
   });
 
+  test('with a token on the server: refused without it, the loop runs with it over HTTP and the WebSocket', async () => {
+    const guarded = await startApiServer({ configPath: quickstartConfig, host: '127.0.0.1', port: 0, db: ':memory:', token: 'tok-123', log: silent });
+    try {
+      const anonymous = new TenxGraphClient({ baseUrl: guarded.url, WebSocket });
+      assert.equal(await anonymous.ping(), 'pong');
+      await assert.rejects(anonymous.invoke('Where am I?'), (e: unknown) => e instanceof TenxGraphError && e.status === 401 && e.code === 'unauthorized');
+      await assert.rejects(collect(anonymous.streamWs('Where am I?')), (e: unknown) => e instanceof TenxGraphError && e.code === 'network_error' && /401/.test(e.message));
+      anonymous.close();
+
+      const client = quickClient({ baseUrl: guarded.url, token: 'tok-123' });
+      assert.ok(lastAnswer((await client.invoke('Where am I?')).messages).includes('Champ de Mars'));
+      assert.ok(lastAnswer(messagesOf(await collect(client.streamWs('Where am I?')))).includes('Champ de Mars'));
+      client.close();
+    } finally {
+      await guarded.close();
+    }
+  });
+
   test('100 concurrent threads each run the loop through one client, none lost or mixed up', async () => {
     const client = new TenxGraphClient({ baseUrl: server.url, WebSocket }).registerToolHandler('search_local_database', async (args, context) => {
       // Uneven handler times interleave the threads' rounds.
