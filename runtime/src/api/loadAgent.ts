@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
 import { isStateGraph } from '../graph/stateGraph';
+import { splitAgentSpec } from '../rules/rules/agent-invalid';
 
 /** Why an agent module could not be loaded. */
 export type AgentLoadErrorCode = 'agent-invalid' | 'agent-module-not-found' | 'agent-module-failed' | 'agent-export-not-found' | 'agent-export-not-graph';
@@ -30,13 +31,12 @@ export const AGENT_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
 const COMPILED = new Set(['.ts', '.mts', '.cts']);
 const LOADABLE = new Set([...COMPILED, '.js', '.mjs', '.cjs']);
 
-/** Splits `module:export` at its last colon; undefined when either part is blank. */
+/**
+ * Splits `module:export` at its last colon; undefined when either part is blank. The rule set's
+ * own split, so `agent-invalid` and the loader never disagree on what a spec names.
+ */
 export function parseAgentSpec(agentSpec: string): { module: string; exportName: string } | undefined {
-  const at = agentSpec.lastIndexOf(':');
-  if (at < 0) return undefined;
-  const module = agentSpec.slice(0, at).trim();
-  const exportName = agentSpec.slice(at + 1).trim();
-  return module && exportName ? { module, exportName } : undefined;
+  return splitAgentSpec(agentSpec);
 }
 
 /** Finds the file of the agent's module, relative to the config's folder. Throws `AgentLoadError`. */
