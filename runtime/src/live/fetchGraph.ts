@@ -147,11 +147,12 @@ async function readBounded(response: Response, maxBytes: number, path: string): 
 }
 
 function describeNetworkError(error: unknown, base: URL): string {
-  const cause = (error as { cause?: { code?: string } })?.cause?.code;
-  if (cause === 'ECONNREFUSED') return `nothing is listening at ${base.origin}`;
-  if (cause === 'ENOTFOUND') return `the host ${base.hostname} is unknown`;
-  if (cause) return `${base.origin}: ${cause}`;
-  return `${base.origin}: ${error instanceof Error ? error.message : String(error)}`;
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.code === 'ECONNREFUSED') return `nothing is listening at ${base.origin}`;
+  if (cause?.code === 'ENOTFOUND') return `the host ${base.hostname} is unknown`;
+  if (cause?.code) return `${base.origin} could not be reached (${cause.code})`;
+  if (cause?.message) return `${base.origin} could not be reached (${cause.message})`;
+  return `${base.origin} could not be reached (${error instanceof Error ? error.message : String(error)})`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -25,7 +25,7 @@ export const duplicateName: Rule = {
         message: `The name '${name}' of remote_tools[${tool.index}] is already used by an earlier tool: remote tool names must be unique. Rename it (e.g. '${fresh}').`,
         node,
         related: [{ ...tree.span(earlier), message: `'${name}' is first used here.` }],
-        fixes: [{ title: `Rename to '${fresh}'`, edits: [{ ...tree.span(node), newText: JSON.stringify(fresh) }], isPreferred: true, safe: true }],
+        fixes: [{ title: `Rename to '${fresh}'`, edits: [{ ...tree.span(node), newText: JSON.stringify(fresh) }], isPreferred: true }],
       });
     }
   },

@@ -86,14 +86,17 @@ export function collectSyntaxProblems(text: string, first: { offset: number; len
     // parser's own first error still stands.
     if (!(error instanceof RangeError)) throw error;
   }
-  if (!problems.some((p) => p.offset <= first.offset && first.offset <= p.offset + Math.max(p.length, 0))) {
-    const isComment = first.message.startsWith('Comments');
-    const isBom = first.message.includes('byte order mark');
-    const isTrailing = first.message.startsWith('Trailing comma');
-    const fix =
-      isComment || isBom || isTrailing
-        ? [{ title: isComment ? 'Remove the comment' : isBom ? 'Remove the byte order mark' : 'Remove the trailing comma', edits: [{ offset: first.offset, length: first.length, newText: '' }], isPreferred: true, safe: true }]
-        : undefined;
+  const isComment = first.message.startsWith('Comments');
+  const isBom = first.message.includes('byte order mark');
+  const isTrailing = first.message.startsWith('Trailing comma');
+  const fix =
+    isComment || isBom || isTrailing
+      ? [{ title: isComment ? 'Remove the comment' : isBom ? 'Remove the byte order mark' : 'Remove the trailing comma', edits: [{ offset: first.offset, length: first.length, newText: '' }], isPreferred: true, safe: true }]
+      : undefined;
+  const covering = problems.findIndex((p) => p.offset <= first.offset && first.offset <= p.offset + Math.max(p.length, 0));
+  // The strict parser's own account wins where it knows more (a fix) than the recovering one.
+  if (covering >= 0 && fix && !problems[covering].fixes) problems.splice(covering, 1);
+  if (covering < 0 || (fix && !problems.some((p) => p.offset === first.offset && p.fixes))) {
     problems.length = Math.min(problems.length, max - 1);
     add(first.offset, first.length, first.message, fix);
   }

@@ -33,7 +33,7 @@ export const missingField: Rule = {
         }
         report({
           code: 'missing-field',
-          message: `${tool.label} is missing "${field}": add ${WHAT[field]}.`,
+          message: `${capitalise(tool.label)} is missing "${field}": add ${WHAT[field]}.`,
           node: openBrace(tree, tool.object),
           fixes: [{ title, edits: [insertPropertyEdit(tree, tool.object, field, JSON.stringify(value))], isPreferred: true }],
         });
@@ -41,3 +41,7 @@ export const missingField: Rule = {
     }
   },
 };
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -10,7 +10,10 @@ export const remoteToolsNotList: Rule = {
     const fixes: Fix[] = [];
     if (tree.kind[list] === Kind.Object) {
       const properties = tree.children(list);
-      const looksLikeOneTool = properties.some((p) => TOOL_FIELDS.some((f) => tree.stringEquals(tree.keyOf(p), f)));
+      const allObjects = properties.length > 0 && properties.every((p) => tree.kind[tree.valueOfProperty(p)] === Kind.Object);
+      // A tool's own fields hold strings (or the parameters object): an object whose values are
+      // all objects is keyed by name, even when a tool is named like a field.
+      const looksLikeOneTool = !allObjects && properties.some((p) => TOOL_FIELDS.some((f) => tree.stringEquals(tree.keyOf(p), f)));
       if (looksLikeOneTool) {
         fixes.push({
           title: 'Wrap the tool in a list: [ … ]',
@@ -21,18 +24,23 @@ export const remoteToolsNotList: Rule = {
           isPreferred: true,
           safe: true,
         });
-      } else if (properties.length > 0 && properties.every((p) => tree.kind[tree.valueOfProperty(p)] === Kind.Object)) {
-        // An object keyed by tool name: each entry becomes a tool with `name` set.
+      } else if (allObjects) {
+        // An object keyed by tool name: each entry becomes a tool with `name` set. A key that
+        // differs from the entry's own `name` would be lost, so that conversion is not safe.
         const edits: TextEdit[] = [{ offset: tree.start[list], length: 1, newText: '[' }];
+        let keysKept = true;
         for (const property of properties) {
           const value = tree.valueOfProperty(property);
           edits.push({ offset: tree.start[property], length: tree.start[value] - tree.start[property], newText: '' });
-          if (tree.property(value, 'name') === NONE) {
+          const ownName = tree.get(value, 'name');
+          if (ownName !== NONE) {
+            if (!(tree.kind[ownName] === Kind.String && tree.string(ownName) === tree.string(tree.keyOf(property)))) keysKept = false;
+          } else {
             edits.push({ offset: tree.start[value] + 1, length: 0, newText: `"name": ${JSON.stringify(tree.string(tree.keyOf(property)))}${tree.first[value] !== NONE ? ', ' : ''}` });
           }
         }
         edits.push({ offset: tree.end[list] - 1, length: 1, newText: ']' });
-        fixes.push({ title: 'Turn the object keyed by name into a list of tools with "name" set', edits, isPreferred: true, safe: true });
+        fixes.push({ title: 'Turn the object keyed by name into a list of tools with "name" set', edits, isPreferred: true, safe: keysKept });
       }
     }
     report({

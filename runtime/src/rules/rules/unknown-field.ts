@@ -3,22 +3,28 @@ import { removePropertyEdit } from '../fixHelpers';
 import { isLikelyTypo, byCloseness } from '../similarity';
 import type { Fix } from '../types';
 
-/** Names people reach for instead of the allowed fields. */
-const ALIASES: Record<string, (typeof TOOL_FIELDS)[number]> = {
-  desc: 'description', descr: 'description', summary: 'description', doc: 'description', docs: 'description', about: 'description',
-  node_name: 'node', nodename: 'node', tool_node: 'node', toolnode: 'node', target: 'node', graph_node: 'node',
-  params: 'parameters', param: 'parameters', parameter: 'parameters', args: 'parameters', arguments: 'parameters',
-  schema: 'parameters', input_schema: 'parameters', inputschema: 'parameters', json_schema: 'parameters', input: 'parameters',
-  tool_name: 'name', toolname: 'name', id: 'name', function: 'name', title: 'name',
+/** Names that can only mean one allowed field: renaming them is safe. */
+const SURE: Record<string, (typeof TOOL_FIELDS)[number]> = {
+  desc: 'description', descr: 'description', node_name: 'node', nodename: 'node', tool_node: 'node', toolnode: 'node',
+  params: 'parameters', param: 'parameters', parameter: 'parameters', tool_name: 'name', toolname: 'name',
 };
 
-/** The allowed field `key` most likely meant, if any. */
-export function closestToolField(key: string): (typeof TOOL_FIELDS)[number] | undefined {
+/** Names people reach for that probably mean an allowed field: offered, never applied unasked. */
+const LIKELY: Record<string, (typeof TOOL_FIELDS)[number]> = {
+  summary: 'description', doc: 'description', docs: 'description', about: 'description', target: 'node', graph_node: 'node',
+  args: 'parameters', arguments: 'parameters', schema: 'parameters', input_schema: 'parameters', inputschema: 'parameters',
+  json_schema: 'parameters', input: 'parameters', id: 'name', function: 'name', title: 'name',
+};
+
+/** The allowed field `key` most likely meant, if any, and whether renaming to it is safe. */
+export function closestToolField(key: string): { field: (typeof TOOL_FIELDS)[number]; sure: boolean } | undefined {
   const normal = key.toLowerCase().replace(/[-\s]/g, '_');
-  const alias = ALIASES[normal] ?? ALIASES[normal.replace(/_/g, '')];
-  if (alias) return alias;
+  const sure = SURE[normal] ?? SURE[normal.replace(/_/g, '')];
+  if (sure) return { field: sure, sure: true };
   const [best] = byCloseness(key, TOOL_FIELDS);
-  return isLikelyTypo(key, best) ? (best as (typeof TOOL_FIELDS)[number]) : undefined;
+  if (isLikelyTypo(key, best)) return { field: best as (typeof TOOL_FIELDS)[number], sure: true };
+  const likely = LIKELY[normal] ?? LIKELY[normal.replace(/_/g, '')];
+  return likely ? { field: likely, sure: false } : undefined;
 }
 
 /** `unknown-field`: a remote tool has only `node`, `name`, `description` and `parameters`. */
@@ -29,11 +35,12 @@ export const unknownField: Rule = {
       for (const property of tool.unknownFields ?? []) {
         const key = tree.keyOf(property);
         const name = tree.string(key);
-        const target = closestToolField(name);
+        const closest = closestToolField(name);
+        const target = closest?.field;
         const fixes: Fix[] = [];
         const renameFree = target !== undefined && tree.property(tool.object, target) === NONE;
         if (target && renameFree) {
-          fixes.push({ title: `Rename "${name}" to "${target}"`, edits: [{ offset: tree.start[key], length: tree.end[key] - tree.start[key], newText: JSON.stringify(target) }], isPreferred: true, safe: true });
+          fixes.push({ title: `Rename "${name}" to "${target}"`, edits: [{ offset: tree.start[key], length: tree.end[key] - tree.start[key], newText: JSON.stringify(target) }], isPreferred: true, safe: closest!.sure });
         }
         fixes.push({ title: `Remove "${name}"`, edits: [removePropertyEdit(tree, property)], isPreferred: fixes.length === 0 });
         const hint = target ? (renameFree ? ` Did you mean "${target}"?` : ` ("${target}" is already set: remove this one.)`) : '';
