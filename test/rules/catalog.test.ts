@@ -1,0 +1,61 @@
+// The catalog: every code has its SPEC severity, a docs anchor, a rule that reports it and a
+// test file of its own in this folder.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { RULES, ruleDocsAnchor } from '../../runtime/src/rules';
+import type { ProblemCode, Severity } from '../../runtime/src/rules';
+import { ALL_RULES } from '../../runtime/src/rules/rules/index';
+
+const SPEC_SEVERITIES: Record<ProblemCode, Severity> = {
+  'invalid-json': 'error',
+  'root-not-object': 'error',
+  'agent-missing': 'error',
+  'agent-invalid': 'error',
+  'remote-tools-not-list': 'error',
+  'tool-not-object': 'error',
+  'unknown-field': 'error',
+  'missing-field': 'error',
+  'not-a-string': 'error',
+  'blank-field': 'error',
+  'duplicate-name': 'error',
+  'parameters-not-object': 'error',
+  'parameters-type-not-object': 'error',
+  'properties-not-object': 'error',
+  'required-not-string-list': 'error',
+  'node-not-found': 'error',
+  'node-not-tool-node': 'error',
+  'name-conflicts-with-server-tool': 'error',
+  'duplicate-key': 'warning',
+  'required-not-in-properties': 'warning',
+  'invalid-tool-name': 'warning',
+  'invalid-property-schema': 'warning',
+  'vague-description': 'information',
+  'tool-not-attached': 'information',
+  'internal-error': 'error',
+};
+
+describe('the rule catalog', () => {
+  test('every code has the severity SPEC §2 gives it', () => {
+    assert.deepEqual(Object.fromEntries(Object.entries(RULES).map(([code, info]) => [code, info.severity])), SPEC_SEVERITIES);
+  });
+
+  test('every code has a title and a docs anchor named after it', () => {
+    for (const code of Object.keys(RULES) as ProblemCode[]) {
+      assert.ok(RULES[code].title.length > 10, code);
+      assert.equal(ruleDocsAnchor(code), code);
+    }
+  });
+
+  test('every code but invalid-json and internal-error has exactly one rule', () => {
+    const codes = ALL_RULES.map((r) => r.code);
+    assert.equal(new Set(codes).size, codes.length);
+    assert.deepEqual([...codes, 'invalid-json', 'internal-error'].sort(), Object.keys(RULES).sort());
+  });
+
+  test('every code has a test file of its own here', () => {
+    for (const code of Object.keys(RULES)) {
+      assert.ok(existsSync(new URL(`./${code}.test.ts`, import.meta.url)), `test/rules/${code}.test.ts`);
+    }
+  });
+});
