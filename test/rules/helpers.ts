@@ -1,5 +1,5 @@
 // Shared fixtures and assertions for the rule tests. Expected ranges are written into the
-// text itself with ⟦ and ⟧ (as the JSON language service's tests mark a cursor), so a test
+// text itself with ⟦ and ⟧ (as Prisma's tests mark a cursor with |), so a test
 // reads like the file it checks and no offset is ever counted by hand.
 import assert from 'node:assert/strict';
 import { RULES, applyEdits, auditConfig } from '../../runtime/src/rules';
@@ -87,11 +87,6 @@ export function expectNone(text: string, code: ProblemCode, options: AuditOption
 export function expectClean(text: string, options: AuditOptions = {}): void {
   const problems = auditConfig(text, options);
   assert.deepEqual(problems.map((p) => `${p.code} at ${p.offset}: ${p.message}`), [], `problems in ${JSON.stringify(text)}`);
-}
-
-/** The codes of every problem of `text`, by position. */
-export function codesOf(text: string, options: AuditOptions = {}): ProblemCode[] {
-  return auditConfig(text, options).map((p) => p.code);
 }
 
 /** Applies the `index`-th fix of `problem` to `text` and returns the new text. */
