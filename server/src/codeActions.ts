@@ -5,7 +5,7 @@
  */
 import { type CodeAction, CodeActionKind, type Diagnostic, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver';
 import type { TextEdit as OffsetEdit } from '../../runtime/src/rules/types';
-import type { LineIndex } from '../../runtime/src/rules/index';
+import type { Positions } from './positions';
 import { fixesOf, rangeOf } from './diagnostics';
 import { RefreshGraphCommand } from './protocol';
 
@@ -16,7 +16,7 @@ export const FIX_ALL_KIND = `${CodeActionKind.SourceFixAll}.10xgraph`;
 export interface EditTarget {
   uri: string;
   version: number;
-  lines: LineIndex;
+  lines: Positions;
   /** The client accepts `documentChanges` (versioned edits that it refuses on a stale document). */
   documentChanges: boolean;
 }

@@ -12,7 +12,8 @@ import {
 } from 'vscode-languageserver';
 import { getLocation } from 'jsonc-parser';
 import type { Graph, GraphNode } from '../../runtime/src/rules/types';
-import type { JsonNode, LineIndex } from '../../runtime/src/rules/index';
+import type { JsonNode } from '../../runtime/src/rules/index';
+import type { Positions } from './positions';
 import type { AgentModule } from './agentModules';
 import { type FieldDoc, PARAMETERS_KEYWORDS, ROOT_FIELDS, SCHEMA_KEYWORDS, SCHEMA_TYPES, TOOL_FIELDS } from './fieldDocs';
 import { keysOf, nodeAtPath, schemaPlaceOf, toolIndexOf, type JsonPath } from './jsonPaths';
@@ -22,7 +23,7 @@ import { rangeOf, ruleDocsHref } from './diagnostics';
 export interface CompletionInput {
   text: string;
   offset: number;
-  lines: LineIndex;
+  lines: Positions;
   /** A (possibly tolerant) tree of the text, for the keys already present. */
   tree: JsonNode | undefined;
   graph: Graph | undefined;

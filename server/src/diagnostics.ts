@@ -5,7 +5,8 @@
  */
 import { type Diagnostic, DiagnosticSeverity, type Range } from 'vscode-languageserver';
 import type { Fix, Problem, Severity } from '../../runtime/src/rules/types';
-import { type LineIndex, ruleDocsAnchor } from '../../runtime/src/rules/index';
+import { ruleDocsAnchor } from '../../runtime/src/rules/index';
+import type { Positions } from './positions';
 
 /** Where `docs/rules.md` is published; each rule is a section of it. */
 export const RULES_DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
@@ -34,7 +35,7 @@ const SEVERITIES: Record<Severity, DiagnosticSeverity> = {
 };
 
 /** The LSP range of `length` code units at `offset`. */
-export function rangeOf(lines: LineIndex, offset: number, length: number): Range {
+export function rangeOf(lines: Positions, offset: number, length: number): Range {
   return { start: lines.positionAt(offset), end: lines.positionAt(offset + length) };
 }
 
@@ -44,7 +45,7 @@ export function ruleDocsHref(code: Problem['code']): string {
 }
 
 /** Converts one problem of the document `uri` (at `version`) into a diagnostic. */
-export function toDiagnostic(problem: Problem, lines: LineIndex, uri: string, version?: number): Diagnostic {
+export function toDiagnostic(problem: Problem, lines: Positions, uri: string, version?: number): Diagnostic {
   const diagnostic: Diagnostic = {
     range: rangeOf(lines, problem.offset, problem.length),
     severity: SEVERITIES[problem.severity],

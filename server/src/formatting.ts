@@ -4,11 +4,11 @@
  */
 import type { FormattingOptions, Range, TextEdit } from 'vscode-languageserver';
 import { format } from 'jsonc-parser';
-import type { LineIndex } from '../../runtime/src/rules/index';
+import type { Positions } from './positions';
 import { rangeOf } from './diagnostics';
 
 /** The edits that format `text` (or only `range` of it). */
-export function formatText(text: string, lines: LineIndex, options: FormattingOptions, range?: Range): TextEdit[] {
+export function formatText(text: string, lines: Positions, options: FormattingOptions, range?: Range): TextEdit[] {
   const eol = /\r\n/.test(text) ? '\r\n' : '\n';
   const offsets = range ? { offset: lines.offsetAt(range.start), length: lines.offsetAt(range.end) - lines.offsetAt(range.start) } : undefined;
   const edits = format(text, offsets, {

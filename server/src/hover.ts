@@ -5,7 +5,8 @@
  */
 import { type Hover, MarkupKind } from 'vscode-languageserver';
 import type { Graph, GraphNode } from '../../runtime/src/rules/types';
-import { type JsonNode, type LineIndex, nodeAtOffset, pathOfNode } from '../../runtime/src/rules/index';
+import { type JsonNode, nodeAtOffset, pathOfNode } from '../../runtime/src/rules/index';
+import type { Positions } from './positions';
 import type { AgentModule } from './agentModules';
 import type { StatusParams } from './protocol';
 import { type FieldDoc, PARAMETERS_KEYWORDS, ROOT_FIELDS, SCHEMA_KEYWORDS, TOOL_FIELDS } from './fieldDocs';
@@ -16,7 +17,7 @@ import { describeAge } from './liveGraph';
 /** Everything hover looks at. */
 export interface HoverInput {
   offset: number;
-  lines: LineIndex;
+  lines: Positions;
   tree: JsonNode | undefined;
   graph: Graph | undefined;
   /** The live graph's status, when the document is checked against one. */

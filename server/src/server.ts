@@ -22,7 +22,7 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { type Analysis, analyzeConfig, applySafeFixes, LineIndex, RULESET_VERSION } from '../../runtime/src/rules/index';
+import { type Analysis, analyzeConfig, applySafeFixes, RULESET_VERSION } from '../../runtime/src/rules/index';
 import type { AuditOptions, Graph } from '../../runtime/src/rules/types';
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
 import { findAgentCandidates } from '../../runtime/src/workspace/agentCandidates';
@@ -36,6 +36,7 @@ import { hoverAt } from './hover';
 import { featureTree } from './jsonPaths';
 import { type FetchGraph, type LiveGraphClient, LiveGraphHub, passiveStatus, type WantedGraph } from './liveGraph';
 import { folderOf, matchPathsOf } from './paths';
+import { type Positions, positionsOf } from './positions';
 import { matchAny } from './glob';
 import { RefreshGraphCommand, StatusNotification, type StatusParams, TrustNotification } from './protocol';
 import {
@@ -74,7 +75,7 @@ interface DocumentState {
   text: string;
   settings: Settings;
   tooLarge: boolean;
-  lines: LineIndex;
+  lines: Positions;
   graph: Graph | undefined;
   live: LiveGraphClient | undefined;
   agentModules: AgentModule[];
@@ -351,26 +352,27 @@ class TenxGraphServer {
    * set runs at most once per document version, graph and settings.
    */
   private async stateOf(uri: string): Promise<DocumentState | undefined> {
-    const doc = this.documents.get(uri);
-    if (!doc) return undefined;
-    const version = doc.version;
+    if (!this.documents.get(uri)) return undefined;
     const epoch = this.epoch;
     const settings = await this.settingsFor(uri);
     if (!this.isServed(uri, settings)) return undefined;
+    const [live, agents] = await Promise.all([this.liveClientFor(settings), this.agentsOf(uri)]);
+    // The text and its version are read together, after every wait: they always belong together.
+    const doc = this.documents.get(uri);
+    if (!doc) return undefined;
+    const version = doc.version;
     const text = doc.getText();
     if (text.length > MAX_DOCUMENT_LENGTH) {
-      return { uri, version, text, settings, tooLarge: true, lines: new LineIndex(''), graph: undefined, live: undefined, agentModules: [], agentCandidates: [], analysis: undefined, resultId: `${epoch}|${version}|large` };
+      return { uri, version, text, settings, tooLarge: true, lines: positionsOf(doc, text), graph: undefined, live: undefined, agentModules: [], agentCandidates: [], analysis: undefined, resultId: `${epoch}|${version}|large` };
     }
-    const [live, agents] = await Promise.all([this.liveClientFor(settings), this.agentsOf(uri)]);
     const graph = live?.graph();
     const { modules: agentModules, candidates: agentCandidates } = agents;
     const resultId = `${epoch}|${version}|${settings.server.url}|${live ? live.generation : '-'}|${agentCandidates.join(',')}`;
     const cached = this.states.get(uri);
     if (cached && cached.resultId === resultId && cached.text === text) return cached;
     const analysis = analyzeConfig(text, this.auditOptions(graph, agentCandidates));
-    const state: DocumentState = { uri, version, text, settings, tooLarge: false, lines: new LineIndex(text), graph, live, agentModules, agentCandidates, analysis, resultId };
-    // Only the newest version is kept; a late result for an older one is not cached.
-    if (this.documents.get(uri)?.version === version) this.states.set(uri, state);
+    const state: DocumentState = { uri, version, text, settings, tooLarge: false, lines: positionsOf(doc, text), graph, live, agentModules, agentCandidates, analysis, resultId };
+    this.states.set(uri, state);
     return state;
   }
 

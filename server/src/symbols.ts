@@ -3,16 +3,17 @@
  * order they first appear), each tool's arguments under it.
  */
 import { type DocumentSymbol, SymbolKind, type SymbolInformation } from 'vscode-languageserver';
-import type { JsonNode, LineIndex } from '../../runtime/src/rules/index';
+import type { JsonNode } from '../../runtime/src/rules/index';
+import type { Positions } from './positions';
 import { rangeOf } from './diagnostics';
 import { nodeAtPath } from './jsonPaths';
 
-function rangeOfNode(lines: LineIndex, node: JsonNode) {
+function rangeOfNode(lines: Positions, node: JsonNode) {
   return rangeOf(lines, node.offset, node.length);
 }
 
 /** The symbol tree of a config, or an empty list when it has no recognisable shape. */
-export function documentSymbols(tree: JsonNode | undefined, lines: LineIndex): DocumentSymbol[] {
+export function documentSymbols(tree: JsonNode | undefined, lines: Positions): DocumentSymbol[] {
   if (tree?.type !== 'object') return [];
   const symbols: DocumentSymbol[] = [];
   const agent = nodeAtPath(tree, ['agent']);

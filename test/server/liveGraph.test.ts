@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { DocumentSymbolRequest, ExecuteCommandRequest, type Diagnostic } from 'vscode-languageserver-protocol/node';
 import { TrustNotification, type StatusParams } from '../../server/src/protocol';
 import { TestClient, fileUri, tempFolder, waitFor } from './lspClient';
-import { GraphHttpServer, QUICKSTART_LIKE_GRAPH, type FakeGraph, type Hostility } from './graphHttp';
+import { GraphHttpServer, QUICKSTART_LIKE_GRAPH, type Hostility } from './graphHttp';
 
 const CONFIG = `{
   "agent": "graph:app",

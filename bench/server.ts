@@ -1,0 +1,180 @@
+/**
+ * The language server over stdio, against the bundle (`dist/server.js`): the time from a
+ * `didChange` to the diagnostics published for that version, p50 and p95 over 200 edits, on
+ * files of 100, 1,000 and 10,000 tools; the server's resident memory with the 10,000-tool file
+ * open. Side by side, in the same run: the rule set's own audit of the same text (the floor)
+ * and `vscode-json-languageservice` parsing and validating it against the schema.
+ *
+ *   node --import tsx bench/server.ts      # after `npm run build`; prints the Markdown section
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  createProtocolConnection,
+  DidChangeTextDocumentNotification,
+  DidOpenTextDocumentNotification,
+  ExitNotification,
+  InitializedNotification,
+  InitializeRequest,
+  type ProtocolConnection,
+  PublishDiagnosticsNotification,
+  ShutdownRequest,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-languageserver-protocol/node';
+import { generateConfig } from './generate';
+import { jsonLanguageService, rules } from './implementations';
+import { median, ms, percentile, table, timeRuns } from './measure';
+
+const ROOT = join(__dirname, '..');
+const SIZES = [100, 1_000, 10_000] as const;
+const EDITS = 200;
+/** No size spends longer than this on edits, so a slow machine still finishes in bounded time. */
+const MAX_SECONDS_PER_SIZE = 30;
+
+interface SizeResult {
+  tools: number;
+  bytes: number;
+  latencies: number[];
+  audit: number[];
+  jsonService: number[];
+  rssMiB?: number;
+}
+
+/** A server process and a connection to it that resolves a promise per published version. */
+async function startServer(storagePath: string): Promise<{ connection: ProtocolConnection; pid: number; waitVersion(uri: string, version: number): Promise<void>; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  const waiting = new Map<string, { version: number; resolve: () => void }>();
+  connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
+    const w = waiting.get(p.uri);
+    if (w && p.version !== undefined && p.version >= w.version) {
+      waiting.delete(p.uri);
+      w.resolve();
+    }
+  });
+  connection.listen();
+  await connection.sendRequest(InitializeRequest.type, {
+    processId: process.pid,
+    rootUri: null,
+    workspaceFolders: null,
+    capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } },
+    initializationOptions: { storagePath, settings: { server: { enabled: false } } },
+  });
+  await connection.sendNotification(InitializedNotification.type, {});
+  return {
+    connection,
+    pid: child.pid!,
+    waitVersion: (uri, version) => new Promise((resolve) => waiting.set(uri, { version, resolve })),
+    async stop() {
+      await connection.sendRequest(ShutdownRequest.type);
+      await connection.sendNotification(ExitNotification.type);
+      await new Promise((r) => child.once('exit', r));
+      connection.dispose();
+    },
+  };
+}
+
+function residentMiB(pid: number): number | undefined {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Line and character of `offset` in `text` (the bench's own, not the server's). */
+function positionOf(text: string, offset: number): { line: number; character: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length - 1;
+  return { line, character: offset - (before.lastIndexOf('\n') + 1) };
+}
+
+async function measureSize(tools: number, dir: string, log: (line: string) => void): Promise<SizeResult> {
+  let text = generateConfig(tools);
+  const result: SizeResult = { tools, bytes: Buffer.byteLength(text), latencies: [], audit: [], jsonService: [] };
+  const server = await startServer(join(dir, 'cache'));
+  try {
+    const uri = pathToFileURL(join(dir, `bench-${tools}`, '10xgraph.json')).href;
+    const opened = server.waitVersion(uri, 1);
+    await server.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'json', version: 1, text } });
+    await opened;
+    // Each edit types one character into a description in the middle of the file.
+    const anchor = text.indexOf(`record number ${Math.floor(tools / 2)} `) + 'record number '.length;
+    const position = positionOf(text, anchor);
+    const deadline = Date.now() + MAX_SECONDS_PER_SIZE * 1000;
+    for (let i = 0; i < EDITS + 5 && Date.now() < deadline; i++) {
+      const version = i + 2;
+      const digit = String(i % 10);
+      text = text.slice(0, anchor) + digit + text.slice(anchor + 1);
+      const published = server.waitVersion(uri, version);
+      const start = process.hrtime.bigint();
+      await server.connection.sendNotification(DidChangeTextDocumentNotification.type, {
+        textDocument: { uri, version },
+        contentChanges: [{ range: { start: position, end: { line: position.line, character: position.character + 1 } }, text: digit }],
+      });
+      await published;
+      // The first few edits warm the server up and are not counted.
+      if (i >= 5) result.latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+    if (tools === 10_000) result.rssMiB = residentMiB(server.pid);
+  } finally {
+    await server.stop();
+  }
+  const runs = tools <= 1_000 ? 41 : 11;
+  result.audit = timeRuns(() => rules.auditConfig(text), runs, 2);
+  for (let i = 0; i < (tools <= 1_000 ? 7 : 3); i++) {
+    const start = process.hrtime.bigint();
+    await jsonLanguageService(text);
+    result.jsonService.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  log(`server bench: ${tools} tools done (${result.latencies.length} edits)`);
+  return result;
+}
+
+/** Runs the language-server benchmark and returns its Markdown section. */
+export async function benchServer(log: (line: string) => void = () => undefined): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), '10xgraph-ls-bench-'));
+  const results: SizeResult[] = [];
+  try {
+    for (const tools of SIZES) results.push(await measureSize(tools, dir, log));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const rows = results.map((r) => [
+    r.tools.toLocaleString('en-US'),
+    `${(r.bytes / 1024 / 1024).toFixed(2)} MB`,
+    String(r.latencies.length),
+    ms(percentile(r.latencies, 50)),
+    ms(percentile(r.latencies, 95)),
+    ms(median(r.audit)),
+    ms(percentile(r.audit, 95)),
+    ms(median(r.jsonService)),
+    ms(percentile(r.latencies, 95) - median(r.audit)),
+  ]);
+  const at1k = results.find((r) => r.tools === 1_000)!;
+  const overhead = percentile(at1k.latencies, 95) - median(at1k.audit);
+  const rss = results.find((r) => r.tools === 10_000)?.rssMiB;
+  return `## The language server
+
+Over stdio against the bundle \`dist/server.js\` (push mode, no live graph): the time from sending a \`didChange\`
+(one character typed into a description in the middle of the file) to receiving the \`publishDiagnostics\` of that
+version, over ${EDITS} sequential edits after 5 unmeasured ones. Side by side on the same text in this process: the
+rule set's own \`auditConfig\` (the bundle \`runtime/dist/rules.js\`, the floor of any editor round trip) and
+\`vscode-json-languageservice\` parsing and validating it against \`schemas/10xgraph.schema.json\`. Times in ms.
+
+${table(['tools', 'size', 'edits', 'didChange → diagnostics p50', 'p95', 'audit median', 'audit p95', 'json-languageservice median', 'p95 − audit median'], rows)}
+
+Target (issue 4): p95 at 1,000 tools within the audit time plus 5 ms: ${ms(percentile(at1k.latencies, 95))} ms against
+${ms(median(at1k.audit))} + 5 ms, ${overhead <= 5 ? 'met' : '**not met**'}.
+Resident memory of the server process with the 10,000-tool file open (VmRSS): ${rss === undefined ? 'not available on this system' : `${rss.toFixed(0)} MiB`}.
+`;
+}
+
+if (require.main === module) {
+  void benchServer((line) => process.stderr.write(line + '\n')).then((markdown) => process.stdout.write(markdown + '\n'));
+}
