@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { DEFAULT_SETTINGS, parseSettings, sectionFromInitializationOptions, trustedFromInitializationOptions } from '../../server/src/settings';
 import { matchAny, matchGlob } from '../../server/src/glob';
 import { matchPathsOf } from '../../server/src/paths';
+import { DidChangeWorkspaceFoldersNotification } from 'vscode-languageserver-protocol/node';
 import { TestClient, fileUri, tempFolder, waitFor } from './lspClient';
 
 const BROKEN = '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "a", "description": "Read the clipboard text.", "desc": 1}]}';
@@ -147,6 +148,19 @@ describe('settings over the protocol', () => {
     await client.changeConfiguration({ '10xgraph': { files: ['**/10xgraph.json'], server: { enabled: false } } });
     assert.deepEqual((await client.pushed(standard, 1)).map((d) => d.code), ['unknown-field']);
     await waitFor(() => client.latest(custom)?.diagnostics.length === 0, 'the .tenx file is no longer served');
+  });
+
+  test('a workspace folder added later: its files are matched relative to it', async () => {
+    const client = await TestClient.start({ pull: true, initializationOptions: { settings: { files: ['configs/*.json'], server: { enabled: false } } } });
+    clients.push(client);
+    const uri = fileUri(join(two, 'configs', 'main.json'));
+    await client.open(uri, BROKEN);
+    assert.deepEqual(((await client.pull(uri)) as { items: unknown[] }).items, [], 'no folder: configs/*.json matches nothing absolute');
+    const refreshes = client.refreshRequests;
+    await client.connection.sendNotification(DidChangeWorkspaceFoldersNotification.type, { event: { added: [{ uri: fileUri(two), name: 'two' }], removed: [] } });
+    await waitFor(() => client.refreshRequests > refreshes, 'a diagnostic refresh after the folders changed');
+    const report = (await client.pull(uri)) as { items: Array<{ code?: unknown }> };
+    assert.deepEqual(report.items.map((d) => d.code), ['unknown-field']);
   });
 
   test('a client that answers null falls back to the initialization options (Helix style)', async () => {
