@@ -56,11 +56,18 @@ export function analyzeConfig(text: string, options: AuditOptions = {}): Analysi
   const root = tree.root;
   const problems: Problem[] = [];
   const { toolList, tools } = tree.kind[root] === Kind.Object ? buildToolViews(tree) : { toolList: NONE, tools: [] };
-  const graph = options.graph;
+  let graph = options.graph;
   let graphNodes: Map<string, GraphNode> | undefined;
   if (graph) {
-    graphNodes = new Map();
-    for (const node of graph.nodes) graphNodes.set(node.name, node);
+    try {
+      graphNodes = new Map();
+      for (const node of graph.nodes) graphNodes.set(node.name, node);
+    } catch (error) {
+      // A graph that cannot be read is judged as no graph; the text rules still run.
+      problems.push(internalError('graph', error, tree.start[root]));
+      graph = undefined;
+      graphNodes = undefined;
+    }
   }
   const context: RuleContext = {
     text,
@@ -85,13 +92,7 @@ export function analyzeConfig(text: string, options: AuditOptions = {}): Analysi
     try {
       rule.check(context);
     } catch (error) {
-      problems.push({
-        code: 'internal-error',
-        severity: RULES['internal-error'].severity,
-        message: `The rule '${rule.code}' failed while checking this file: ${error instanceof Error ? error.message : String(error)}. Please report it; the other rules still ran.`,
-        offset: tree.start[root],
-        length: 0,
-      });
+      problems.push(internalError(`rule '${rule.code}'`, error, tree.start[root]));
     }
   }
   problems.sort(compareProblems);
@@ -104,6 +105,16 @@ export function analyzeConfig(text: string, options: AuditOptions = {}): Analysi
   };
   if (!problems.some((p) => p.severity === 'error')) analysis.config = extractConfig(tree);
   return analysis;
+}
+
+function internalError(what: string, error: unknown, offset: number): Problem {
+  return {
+    code: 'internal-error',
+    severity: RULES['internal-error'].severity,
+    message: `The ${what} failed while checking this file: ${error instanceof Error ? error.message : String(error)}. Please report it; the other rules still ran.`,
+    offset,
+    length: 0,
+  };
 }
 
 /** Orders problems by position, then by the catalog's order of codes, then by message. */

@@ -13,6 +13,7 @@ function indentAt(text: string, offset: number): string {
 /** The line break the text uses. */
 function eolOf(text: string): string {
   const lf = text.indexOf('\n');
+  if (lf < 0) return text.includes('\r') ? '\r' : '\n';
   return lf > 0 && text.charCodeAt(lf - 1) === 13 ? '\r\n' : '\n';
 }
 

@@ -1,17 +1,21 @@
-/** The edit distance between two strings (insertions, deletions, substitutions). */
+/** The edit distance between two strings (insertions, deletions, substitutions, swaps of neighbours). */
 export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  // Optimal string alignment: three rows suffice.
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let current = new Array<number>(b.length + 1).fill(0);
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
+    current[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2] + 1);
+      current[j] = d;
     }
+    [before, previous, current] = [previous, current, before];
   }
-  return row[b.length];
+  return previous[b.length];
 }
 
 /** `candidates` ordered by closeness to `word` (case-insensitive edit distance, then name). */

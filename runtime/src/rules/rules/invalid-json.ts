@@ -33,8 +33,13 @@ export function collectSyntaxProblems(text: string, first: { offset: number; len
   const problems: Problem[] = [];
   let lastComma = -1;
   let lastTokenEnd = 0;
+  // The end of the last bad token: the recovering parser's next complaint right after it is
+  // a follow-on of the same fault (one problem per fault).
+  let lastBadEnd = -1;
   const add = (offset: number, length: number, message: string, fix?: Problem['fixes']) => {
     if (problems.length >= max) return;
+    offset = Math.min(offset, text.length);
+    length = Math.max(0, Math.min(length, text.length - offset));
     if (problems.some((p) => p.offset === offset)) return;
     problems.push({ code: 'invalid-json', severity: 'error', message: PREFIX + message + SUFFIX, offset, length, ...(fix ? { fixes: fix } : {}) });
   };
@@ -72,7 +77,17 @@ export function collectSyntaxProblems(text: string, first: { offset: number; len
             ]);
             return;
           }
-          if (offset >= text.length && length === 0) {
+          if (
+            (error === ParseErrorCode.ValueExpected || error === ParseErrorCode.PropertyNameExpected || error === ParseErrorCode.CommaExpected) &&
+            lastBadEnd >= 0 &&
+            isBlankBetween(lastBadEnd, offset)
+          ) {
+            lastBadEnd = -1;
+            return;
+          }
+          if (error === ParseErrorCode.InvalidSymbol || error === ParseErrorCode.InvalidNumberFormat) lastBadEnd = offset + length;
+          else lastBadEnd = -1;
+          if (offset >= text.length) {
             add(text.length, 0, `The text ends early. ${MESSAGES[error] ?? ''}`.trim());
             return;
           }

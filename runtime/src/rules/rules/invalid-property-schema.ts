@@ -23,11 +23,16 @@ export function checkPropertySchema(schema: unknown): SchemaFinding[] {
   const validator = getAjv();
   if (typeof schema !== 'object' && typeof schema !== 'boolean') return [{ pointer: '', message: 'a parameter schema must be an object (or true/false)' }];
   if (schema === null) return [{ pointer: '', message: 'a parameter schema must be an object, not null' }];
-  const valid = validator.validateSchema(schema as object);
-  if (!valid) return summarise(validator.errors ?? []);
+  // The model APIs read the schema as plain JSON Schema: it is judged against draft-07 whatever
+  // draft its "$schema" names (ajv would refuse a draft it was not given).
+  const judged = typeof schema === 'object' && !Array.isArray(schema) && '$schema' in schema ? { ...(schema as object), $schema: undefined } : schema;
+  if (judged !== schema) delete (judged as Record<string, unknown>).$schema;
   try {
-    validator.compile(schema as object);
+    const valid = validator.validateSchema(judged as object);
+    if (!valid) return summarise(validator.errors ?? []);
+    validator.compile(judged as object);
   } catch (error) {
+    if (error instanceof RangeError) return [{ pointer: '', message: 'it nests too deeply to be checked' }];
     return [{ pointer: '', message: error instanceof Error ? error.message : String(error) }];
   }
   return [];
@@ -36,23 +41,30 @@ export function checkPropertySchema(schema: unknown): SchemaFinding[] {
 /** One finding per offending keyword: the most specific of the meta-schema's errors there. */
 function summarise(errors: ErrorObject[]): SchemaFinding[] {
   const byPointer = new Map<string, ErrorObject[]>();
-  for (const e of errors) {
+  // An error on a value whose parts have errors of their own (anyOf's other branch, "items
+  // must be an array" beside a bad item schema) is the same fault seen from above: keep the deepest.
+  const deepest = errors.filter((e) => !errors.some((o) => o.instancePath.startsWith(e.instancePath + '/')));
+  for (const e of deepest) {
     const list = byPointer.get(e.instancePath) ?? [];
     list.push(e);
     byPointer.set(e.instancePath, list);
   }
   const findings: SchemaFinding[] = [];
   for (const [pointer, list] of byPointer) {
-    const key = pointer.split('/').pop() ?? '';
+    const segments = pointer.split('/');
+    const last = segments.pop() ?? '';
+    // An item of a list is named by its list: "type" item 2.
+    const isItem = /^\d+$/.test(last) && segments.length > 1;
+    const key = isItem ? segments[segments.length - 1] : last;
+    const name = isItem ? `"${key}" item ${Number(last) + 1}` : `"${key}"`;
     const enumError = list.find((e) => e.keyword === 'enum');
     let message: string;
-    if (enumError && key === 'type') {
-      message = `"type" must be one of ${(enumError.params as { allowedValues: string[] }).allowedValues.map((v) => `"${v}"`).join(', ')}`;
-    } else if (enumError) {
-      message = `"${key}" must be one of ${(enumError.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    if (enumError) {
+      const allowed = (enumError.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ');
+      message = `${name} must be one of ${allowed}`;
     } else {
       const e = list.find((x) => x.keyword !== 'anyOf' && x.keyword !== 'oneOf') ?? list[0];
-      message = key ? `"${key}" ${e.message ?? 'is invalid'}` : (e.message ?? 'is not a valid schema');
+      message = key ? `${name} ${e.message ?? 'is invalid'}` : (e.message ?? 'is not a valid schema');
     }
     findings.push({ pointer, message });
   }
@@ -85,6 +97,8 @@ export const invalidPropertySchema: Rule = {
       const properties = tool.schema.properties;
       if (properties === NONE || tree.kind[properties] !== Kind.Object) continue;
       for (let property = tree.first[properties]; property !== NONE; property = tree.next[property]) {
+        // A repeated parameter is judged by its last schema, the one a strict parser keeps.
+        if (tree.property(properties, tree.string(tree.keyOf(property))) !== property) continue;
         const schema = tree.valueOfProperty(property);
         const source = text.slice(tree.start[schema], tree.end[schema]);
         let findings = cache.get(source);

@@ -32,6 +32,8 @@ export const unknownField: Rule = {
   code: 'unknown-field',
   check({ tree, tools, report }) {
     for (const tool of tools) {
+      // Two keys renamed to one field would make a repeated key: only the first rename is safe.
+      const claimed = new Set<string>();
       for (const property of tool.unknownFields ?? []) {
         const key = tree.keyOf(property);
         const name = tree.string(key);
@@ -40,7 +42,8 @@ export const unknownField: Rule = {
         const fixes: Fix[] = [];
         const renameFree = target !== undefined && tree.property(tool.object, target) === NONE;
         if (target && renameFree) {
-          fixes.push({ title: `Rename "${name}" to "${target}"`, edits: [{ offset: tree.start[key], length: tree.end[key] - tree.start[key], newText: JSON.stringify(target) }], isPreferred: true, safe: closest!.sure });
+          fixes.push({ title: `Rename "${name}" to "${target}"`, edits: [{ offset: tree.start[key], length: tree.end[key] - tree.start[key], newText: JSON.stringify(target) }], isPreferred: true, safe: closest!.sure && !claimed.has(target) });
+          claimed.add(target);
         }
         fixes.push({ title: `Remove "${name}"`, edits: [removePropertyEdit(tree, property)], isPreferred: fixes.length === 0 });
         const hint = target ? (renameFree ? ` Did you mean "${target}"?` : ` ("${target}" is already set: remove this one.)`) : '';
