@@ -4,49 +4,8 @@
  * be sent back unchanged.
  */
 
-/** Who wrote a message. */
-export type Role = 'user' | 'assistant' | 'tool';
-
-/** Plain text. */
-export interface TextBlock {
-  type: 'text';
-  text: string;
-}
-
-/** A call of a server tool: the server ran it itself. */
-export interface ToolCallBlock {
-  type: 'tool_call';
-  id: string;
-  name: string;
-  args: Record<string, unknown>;
-}
-
-/** A call of a remote tool: the client must run it and send back a `tool_result`. */
-export interface RemoteToolCallBlock {
-  type: 'remote_tool_call';
-  id: string;
-  name: string;
-  args: Record<string, unknown>;
-}
-
-/** The outcome of one tool call; `error` says what went wrong when `status` is `failed`. */
-export interface ToolResultBlock {
-  type: 'tool_result';
-  call_id: string;
-  output: unknown;
-  status: 'completed' | 'failed';
-  error?: string;
-}
-
-/** One piece of a message's content. */
-export type Block = TextBlock | ToolCallBlock | RemoteToolCallBlock | ToolResultBlock;
-
-/** A message of a thread. */
-export interface Message {
-  message_id: string;
-  role: Role;
-  content: Block[];
-}
+export type { Role, TextBlock, ToolCallBlock, RemoteToolCallBlock, ToolResultBlock, Block, Message } from '../wire';
+import type { Message } from '../wire';
 
 /** A remote tool call the thread is waiting on. */
 export interface RemoteToolCall {

@@ -4,49 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 
-/** Plain text from the user or the model. */
-export interface TextBlock {
-  type: 'text';
-  text: string;
-}
-
-/** The model asks for a tool; a ToolNode answers it with a `tool_result` of the same id. */
-export interface ToolCallBlock {
-  type: 'tool_call';
-  id: string;
-  name: string;
-  args: unknown;
-}
-
-/** A ToolNode hands a call to the client: the run stops until the client sends its result. */
-export interface RemoteToolCallBlock {
-  type: 'remote_tool_call';
-  id: string;
-  name: string;
-  args: unknown;
-}
-
-/** The outcome of a tool call, from a server tool or from the client. */
-export interface ToolResultBlock {
-  type: 'tool_result';
-  call_id: string;
-  output: unknown;
-  status: 'completed' | 'failed';
-  error?: string;
-}
-
-/** One piece of a message's content. */
-export type Block = TextBlock | ToolCallBlock | RemoteToolCallBlock | ToolResultBlock;
-
-/** Who wrote a message. */
-export type Role = 'user' | 'assistant' | 'tool';
-
-/** One message of a thread. */
-export interface Message {
-  message_id: string;
-  role: Role;
-  content: Block[];
-}
+export type { Role, TextBlock, ToolCallBlock, RemoteToolCallBlock, ToolResultBlock, Block, Message } from '../wire';
+import type { Block, Message, Role, TextBlock, ToolResultBlock } from '../wire';
 
 /** A remote tool call the thread waits for, as the API reports it. */
 export interface RemoteCall {
