@@ -11,6 +11,7 @@ import {
   type CompletionItem,
   type Connection,
   type Diagnostic,
+  DiagnosticRefreshRequest,
   DidChangeConfigurationNotification,
   type DocumentDiagnosticReport,
   DocumentDiagnosticReportKind,
@@ -163,7 +164,7 @@ class TenxGraphServer {
     this.documents.onDidClose(this.guard('didClose', undefined, (event) => this.closed(event.document.uri)));
     this.documents.onDidSave(this.guard('didSave', undefined, (event) => this.saved(event.document.uri)));
     this.documents.listen(c);
-    c.onShutdown(() => this.hub?.dispose());
+    c.onShutdown(this.guard('shutdown', undefined, () => this.hub?.dispose()));
   }
 
   private initialize(params: InitializeParams): InitializeResult {
@@ -440,7 +441,7 @@ class TenxGraphServer {
   /** Asks the client to pull again, or pushes every open document again. */
   private refreshDiagnostics(): void {
     if (this.pull) {
-      if (this.refreshSupport) this.connection.languages.diagnostics.refresh();
+      if (this.refreshSupport) this.connection.sendRequest(DiagnosticRefreshRequest.type).catch((e: unknown) => this.logError('workspace/diagnostic/refresh', e));
       return;
     }
     for (const doc of this.documents.all()) this.schedulePush(doc.uri);

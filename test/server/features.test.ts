@@ -109,6 +109,13 @@ describe('editor features', () => {
     assert.equal(apply(text, description), '{"agent": "graph:app", "remote_tools": [{ "description": "${1:What the tool does, in one sentence the model reads.}", "node": "TOOL" }]}');
   });
 
+  test('completion: a bare word becomes a quoted key; a half-typed node name is replaced whole', async () => {
+    const bare = await complete(client, '{"agent": "graph:app", "remote_tools": [{ "node": "TOOL", na| }]}');
+    assert.equal(apply(bare.text, bare.items.find((i) => i.label === 'name')!), '{"agent": "graph:app", "remote_tools": [{ "node": "TOOL", "name": "${1:tool_name}" }]}');
+    const node = await complete(client, '{"agent": "graph:app", "remote_tools": [{ "node": "TO|" }]}');
+    assert.equal(apply(node.text, node.items[0]), '{"agent": "graph:app", "remote_tools": [{ "node": "TOOL" }]}');
+  });
+
   test('completion: a key before an existing colon inserts only the key', async () => {
     const { items, text } = await complete(client, '{"agent": "graph:app", "remote_tools": [{ "nam|": "x" }]}');
     assert.equal(apply(text, items.find((i) => i.label === 'name')!), '{"agent": "graph:app", "remote_tools": [{ "name": "x" }]}');
