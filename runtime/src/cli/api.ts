@@ -5,6 +5,7 @@
  * file or module, a port in use), 0 after a clean shutdown on SIGINT or SIGTERM.
  */
 import { ApiStartupError, startApiServer, type StartApiOptions } from '../api/start';
+import { readArgs, UsageError } from './args';
 
 const HELP = `usage: 10xgraph api [--config FILE] [--host HOST] [--port PORT] [--db FILE]
 
@@ -21,20 +22,10 @@ Set TENXGRAPH_TOKEN to require 'Authorization: Bearer <token>' on every route bu
 
 Exit status: 0 stopped cleanly, 1 errors in the config, 2 could not run.`;
 
-class UsageError extends Error {}
 
 function parseArgs(argv: string[]): StartApiOptions | 'help' {
   const options: StartApiOptions = { configPath: '10xgraph.json', host: '127.0.0.1', port: 8000 };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const value = () => {
-      if (eq > 0) return arg.slice(eq + 1);
-      const next = argv[++i];
-      if (next === undefined) throw new UsageError(`${flag} needs a value.`);
-      return next;
-    };
+  for (const { flag, value } of readArgs(argv)) {
     switch (flag) {
       case '-h':
       case '--help':
@@ -56,7 +47,7 @@ function parseArgs(argv: string[]): StartApiOptions | 'help' {
         options.db = value();
         break;
       default:
-        throw new UsageError(`unknown ${arg.startsWith('-') ? 'option' : 'argument'} '${arg}'.`);
+        throw new UsageError(`unknown ${flag.startsWith('-') ? 'option' : 'argument'} '${flag}'.`);
     }
   }
   return options;

@@ -10,6 +10,7 @@ import { fetchLiveGraph } from '../live/fetchGraph';
 import { findAgentCandidates } from '../workspace/agentCandidates';
 import { countProblems, formatProblemLine, problemRange } from './format';
 import { loadGraphForAudit } from './auditGraph';
+import { readArgs, UsageError } from './args';
 
 /** Largest file the CLI reads (the language server has its own bound). */
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -39,20 +40,11 @@ interface AuditArgs {
   timeoutMs: number;
 }
 
-class UsageError extends Error {}
 
 function parseArgs(argv: string[]): AuditArgs | 'help' {
   const args: AuditArgs = { file: '10xgraph.json', noGraph: false, format: 'text', fix: false, timeoutMs: 2000 };
   let fileSeen = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = () => {
-      if (inline !== undefined) return inline;
-      const next = argv[++i];
-      if (next === undefined) throw new UsageError(`${flag} needs a value.`);
-      return next;
-    };
+  for (const { flag, value } of readArgs(argv)) {
     switch (flag) {
       case '-h':
       case '--help':
@@ -79,9 +71,9 @@ function parseArgs(argv: string[]): AuditArgs | 'help' {
         break;
       }
       default:
-        if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option '${arg}'.`);
-        if (fileSeen) throw new UsageError(`only one FILE may be given ('${args.file}', then '${arg}').`);
-        args.file = arg;
+        if (flag.startsWith('-') && flag !== '-') throw new UsageError(`unknown option '${flag}'.`);
+        if (fileSeen) throw new UsageError(`only one FILE may be given ('${args.file}', then '${flag}').`);
+        args.file = flag;
         fileSeen = true;
     }
   }
