@@ -4,7 +4,8 @@ import type { Rule } from '../context';
 export const toolNotAttached: Rule = {
   code: 'tool-not-attached',
   check({ tools, graph, graphNodes, report }) {
-    if (graph?.origin !== 'live' || !graph.toolsKnown || !graphNodes) return;
+    // Judged only while the server is reachable: a graph from an earlier fetch may be out of date.
+    if (graph?.origin !== 'live' || graph.stale || !graph.toolsKnown || !graphNodes) return;
     for (const tool of tools) {
       const name = tool.valid.name;
       const node = tool.valid.node === undefined ? undefined : graphNodes.get(tool.valid.node);
