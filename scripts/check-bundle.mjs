@@ -108,10 +108,17 @@ function checkVsix(file) {
     fail(`${file}: ${error.message}`);
     return undefined;
   }
-  const has = (name) => entries.includes(`extension/${name}`);
-  const required = ['package.json', 'dist/extension.js', 'dist/server.js', 'README.md', 'CHANGELOG.md', 'images/icon.png'];
-  for (const name of required) if (!has(name)) fail(`${file} lacks ${name}.`);
-  if (!entries.some((entry) => /^extension\/LICENSE(\.(txt|md))?$/i.test(entry))) fail(`${file} lacks LICENSE.`);
+  // vsce renames some files (LICENSE → LICENSE.txt, CHANGELOG.md → changelog.md), hence the patterns.
+  const required = {
+    'package.json': /^extension\/package\.json$/,
+    'dist/extension.js': /^extension\/dist\/extension\.js$/,
+    'dist/server.js': /^extension\/dist\/server\.js$/,
+    'README.md': /^extension\/readme\.md$/i,
+    'CHANGELOG.md': /^extension\/changelog\.md$/i,
+    LICENSE: /^extension\/license(\.(txt|md))?$/i,
+    'images/icon.png': /^extension\/images\/icon\.png$/,
+  };
+  for (const [name, pattern] of Object.entries(required)) if (!entries.some((entry) => pattern.test(entry))) fail(`${file} lacks ${name}.`);
   if (!entries.some((entry) => entry.startsWith('extension/schemas/') && entry.endsWith('.json'))) fail(`${file} lacks schemas/*.json.`);
   const modules = entries.filter((entry) => entry.includes('node_modules/'));
   if (modules.length > 0) fail(`${file} holds node_modules (${modules.length} files, e.g. ${modules[0]}); the bundles must carry their dependencies.`);

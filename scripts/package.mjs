@@ -18,7 +18,7 @@ function step(title, command, args) {
   console.log(`package: ${title}`);
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
   if (result.status !== 0) {
-    console.error(`package: '${[command, ...args].map((a) => relative(root, a) || a).join(' ')}' failed${result.error ? `: ${result.error.message}` : ` with exit code ${result.status}`}.`);
+    console.error(`package: '${[command === process.execPath ? 'node' : command, ...args.map((a) => (a.startsWith(root) ? relative(root, a) : a))].join(' ')}' failed${result.error ? `: ${result.error.message}` : ` with exit code ${result.status}`}.`);
     process.exit(result.status ?? 1);
   }
 }
@@ -31,7 +31,7 @@ for (const bundle of ['dist/extension.js', 'dist/server.js']) {
   }
 }
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-step(`vsce package → ${relative(root, out) || out}`, process.execPath, [vsce, 'package', '--no-dependencies', '--no-update-package-json', '--out', out]);
+step(`vsce package → ${out.startsWith(root) ? relative(root, out) : out}`, process.execPath, [vsce, 'package', '--no-dependencies', '--no-update-package-json', '--out', out]);
 step('check the bundle and the package', process.execPath, [join(root, 'scripts', 'check-bundle.mjs'), out]);
 console.log(`package: ${out}`);
 console.log(`package: install it with: code --install-extension ${relative(process.cwd(), out) || out}`);

@@ -33,9 +33,9 @@ let controller: ServerController | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<TenxGraphApi> {
   const output = vscode.window.createOutputChannel('10xgraph');
   const tokens = new TokenStore(context.secrets);
-  const server = new ServerController(context, output, tokens);
-  controller = server;
   const assigner = new LanguageModeAssigner(readSettings().files);
+  const server = new ServerController(context, output, tokens, (document) => assigner.willSwitch(document));
+  controller = server;
   const auditor = new WorkspaceAuditor(() => server.running, output);
   let statusBar: GraphStatusBar | undefined;
   let watcher = auditor.watch(readSettings().files);

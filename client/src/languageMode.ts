@@ -41,8 +41,13 @@ export class LanguageModeAssigner implements vscode.Disposable {
     this.subscription.dispose();
   }
 
+  /** Whether `document` is one of ours, open in a mode it is about to leave for `10xgraph-json`. */
+  willSwitch(document: vscode.TextDocument): boolean {
+    return SWITCHABLE.has(document.languageId) && this.matches(document);
+  }
+
   private async assign(document: vscode.TextDocument): Promise<void> {
-    if (!SWITCHABLE.has(document.languageId) || !this.matches(document)) return;
+    if (!this.willSwitch(document)) return;
     try {
       await vscode.languages.setTextDocumentLanguage(document, LANGUAGE_ID);
     } catch {

@@ -30,6 +30,11 @@ export class ServerController implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly output: vscode.OutputChannel,
     private readonly tokens: TokenStore,
+    /**
+     * Documents that are about to change language mode (a `json` file a custom glob matches,
+     * switched to `10xgraph-json`): the server hears of them once, in their final mode.
+     */
+    private readonly isAboutToSwitch: (document: vscode.TextDocument) => boolean = () => false,
   ) {}
 
   /** The running client, if the server is up. */
@@ -105,6 +110,15 @@ export class ServerController implements vscode.Disposable {
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       middleware: {
+        // A document about to switch to `10xgraph-json` is neither sent nor pulled: a pull still
+        // running when it closes would make the client skip the pull of the reopened document.
+        // Its close still goes out, so the client forgets it (the server ignores the close of a
+        // document it never had), and the reopened document is sent and pulled afresh.
+        didOpen: (document, next) => (this.isAboutToSwitch(document) ? Promise.resolve() : next(document)),
+        provideDiagnostics: (document, previousResultId, cancel, next) => {
+          const textDocument = document instanceof vscode.Uri ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === document.toString()) : document;
+          return textDocument !== undefined && this.isAboutToSwitch(textDocument) ? undefined : next(document, previousResultId, cancel);
+        },
         workspace: {
           // The server pulls its settings per document; the token of each answer's server URL
           // is added here, never stored in settings.json, and only in a trusted workspace.

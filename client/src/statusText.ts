@@ -51,13 +51,11 @@ export function describeStatus(status: StatusParams, now: number): StatusView {
       };
     }
     case 'offline': {
-      const why = status.error !== undefined && status.error !== '' ? status.error : 'the server did not answer';
-      const lastGood = status.nodeCount !== undefined && age !== undefined
-        ? `\n\nUsing the last good graph (${status.nodeCount} node${status.nodeCount === 1 ? '' : 's'}, fetched ${age}).`
-        : '\n\nNode names are not checked until the server answers.';
+      // The server's sentence already says why and what is checked meanwhile; add only what it may not.
+      const why = status.error !== undefined && status.error !== '' ? `${escapeMarkdown(status.error)}` : 'The server did not answer: node names are not checked.';
       return {
         text: '$(debug-disconnect) 10xgraph: offline',
-        tooltip: `**10xgraph**: graph offline — ${escapeMarkdown(url)}: ${escapeMarkdown(why)}.${lastGood}${mismatch}\n\nStart the server (\`10xgraph api\`) or change \`10xgraph.server.url\`, then click to retry.`,
+        tooltip: `**10xgraph**: the live graph of ${escapeMarkdown(url)} is offline.\n\n${why}${mismatch}\n\nStart the server (\`10xgraph api\`) or change \`10xgraph.server.url\`, then click to retry.`,
         action: 'refresh',
         severity: 'warning',
       };

@@ -13,27 +13,70 @@ export class TokenStore {
   /** Fires with the origin whose token was stored or removed. */
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly secrets: vscode.SecretStorage) {}
+  /**
+   * Tokens read so far, by origin. The language server asks for its settings often (per
+   * document), and a secret-storage read can take a while (in a browser-hosted VS Code it
+   * goes through the window), so each origin is read once and kept until it changes.
+   */
+  private readonly cache = new Map<string, Promise<string | undefined>>();
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly secrets: vscode.SecretStorage) {
+    this.subscription = secrets.onDidChange((event) => {
+      if (event.key.startsWith(KEY_PREFIX)) this.cache.delete(event.key.slice(KEY_PREFIX.length));
+    });
+  }
 
   /** The token stored for `url`'s origin, if any. */
-  async tokenFor(url: string): Promise<string | undefined> {
+  tokenFor(url: string): Promise<string | undefined> {
     const origin = originOf(url);
-    if (origin === undefined) return undefined;
-    const token = await this.secrets.get(KEY_PREFIX + origin);
-    return token === undefined || token === '' ? undefined : token;
+    if (origin === undefined) return Promise.resolve(undefined);
+    let token = this.cache.get(origin);
+    if (token === undefined) {
+      token = readWithin(this.secrets.get(KEY_PREFIX + origin), READ_TIMEOUT_MS).then(
+        (value) => (value === '' ? undefined : value),
+        () => {
+          // Unreadable or too slow now: answer without a token, and read again next time.
+          this.cache.delete(origin);
+          return undefined;
+        },
+      );
+      this.cache.set(origin, token);
+    }
+    return token;
   }
 
   /** Stores `token` for `origin`; an empty token removes it. */
   async store(origin: string, token: string): Promise<void> {
     if (token === '') await this.secrets.delete(KEY_PREFIX + origin);
     else await this.secrets.store(KEY_PREFIX + origin, token);
+    this.cache.set(origin, Promise.resolve(token === '' ? undefined : token));
     this.changed.fire(origin);
   }
 
-  /** Releases the event emitter. */
+  /** Releases the subscriptions. */
   dispose(): void {
+    this.subscription.dispose();
     this.changed.dispose();
   }
+}
+
+const READ_TIMEOUT_MS = 3000;
+
+function readWithin<T>(thenable: Thenable<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer from the secret storage within ${ms} ms`)), ms);
+    thenable.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }
 
 /**

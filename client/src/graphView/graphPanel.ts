@@ -255,7 +255,7 @@ function pageHtml(cspSource: string, nonceValue: string): string {
   .state.untrusted, .state.disabled { color: var(--vscode-descriptionForeground); }
   .legend { color: var(--vscode-descriptionForeground); font-size: 90%; }
   code { font-family: var(--vscode-editor-font-family); }
-  svg.graph { font-family: var(--vscode-editor-font-family), monospace; font-size: 12px; }
+  svg.graph { font-family: var(--vscode-editor-font-family), monospace; font-size: 12px; max-width: 100%; height: auto; }
   .node rect { fill: var(--vscode-editorWidget-background); stroke: var(--vscode-editorWidget-border, #888); stroke-width: 1.5; }
   .node.kind-tool_node rect { stroke: var(--vscode-charts-blue, #3794ff); }
   .node.kind-model_node rect { stroke: var(--vscode-charts-purple, #b180d7); }
