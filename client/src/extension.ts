@@ -30,7 +30,7 @@ export interface TenxGraphApi {
 let controller: ServerController | undefined;
 
 /** Activates the extension (VS Code calls it on the activation events of the manifest). */
-export async function activate(context: vscode.ExtensionContext): Promise<TenxGraphApi> {
+export function activate(context: vscode.ExtensionContext): TenxGraphApi {
   const output = vscode.window.createOutputChannel('10xgraph');
   const tokens = new TokenStore(context.secrets);
   const assigner = new LanguageModeAssigner(readSettings().files);
@@ -139,10 +139,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<TenxGr
     vscode.window.onDidChangeActiveTextEditor(() => configDocument()),
   );
 
-  // Start now when a 10xgraph file is open or in the workspace; otherwise on the first one opened.
+  // Start when a 10xgraph file is open or in the workspace (without holding up activation); otherwise on the first one opened.
   const hasOpenConfig = vscode.workspace.textDocuments.some((document) => assigner.matches(document));
   if (hasOpenConfig) {
-    await ensureStarted();
+    void ensureStarted();
   } else {
     void findAny(readSettings().files).then((found) => (found ? ensureStarted() : undefined));
   }

@@ -23,7 +23,7 @@ export class ServerController implements vscode.Disposable {
   private readonly runningEmitter = new vscode.EventEmitter<LanguageClient | undefined>();
   /** Fires with each `10xgraph/status` the server sends. */
   readonly onStatus = this.statusEmitter.event;
-  /** Fires with the client once it runs, and with undefined when it stops. */
+  /** Fires with the client once it runs, and with undefined when it stops on its own (a crash). */
   readonly onDidChangeClient = this.runningEmitter.event;
 
   constructor(
@@ -67,7 +67,6 @@ export class ServerController implements vscode.Disposable {
     const client = this.client;
     this.client = undefined;
     if (client === undefined) return;
-    this.runningEmitter.fire(undefined);
     try {
       if (client.isRunning()) await client.stop(5000);
     } catch (error) {
@@ -151,6 +150,11 @@ export class ServerController implements vscode.Disposable {
       if (this.client === client) this.runningEmitter.fire(client);
     } catch (error) {
       this.output.appendLine(`[client] the language server did not start: ${error instanceof Error ? error.message : String(error)}`);
+      if (this.client === client) {
+        this.client = undefined;
+        this.runningEmitter.fire(undefined);
+      }
+      void Promise.resolve(client.dispose()).catch(() => undefined);
       void vscode.window.showErrorMessage(
         '10xgraph: the language server did not start. See the 10xgraph output for why, then run "10xgraph: Restart Language Server".',
         'Show Output',

@@ -48,6 +48,7 @@ export const DETERMINISTIC_SETTINGS: Record<string, unknown> = {
   'extensions.autoCheckUpdates': false,
   'extensions.ignoreRecommendations': true,
   'git.enabled': false,
+  'remote.autoForwardPorts': false,
   'security.workspace.trust.startupPrompt': 'never',
   'security.workspace.trust.banner': 'never',
 };
