@@ -40,7 +40,13 @@ export function activate(context: vscode.ExtensionContext): TenxGraphApi {
   let statusBar: GraphStatusBar | undefined;
   let watcher = auditor.watch(readSettings().files);
   let lastConfigDocument: vscode.TextDocument | undefined;
-  context.subscriptions.push(output, tokens, server, assigner, auditor, { dispose: () => watcher.dispose() }, { dispose: () => statusBar?.dispose() });
+  context.subscriptions.push(output, tokens, server, assigner, auditor, {
+    dispose: () => {
+      watcher.dispose();
+      statusBar?.dispose();
+      GraphPanel.open?.dispose();
+    },
+  });
 
   const configDocument = (): vscode.TextDocument | undefined => {
     const active = vscode.window.activeTextEditor?.document;
