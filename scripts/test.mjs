@@ -19,7 +19,11 @@ function findTests(dir) {
   return out.sort();
 }
 
-const files = findTests(join(root, 'test')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+// The end-to-end suite packages the extension (a production rebuild of dist/): it runs last.
+const isE2e = (f) => f.startsWith(join('test', 'e2e'));
+const files = findTests(join(root, 'test'))
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort((a, b) => Number(isE2e(a)) - Number(isE2e(b)) || a.localeCompare(b));
 if (files.length === 0) {
   console.error(`test: no test file matches ${filters.join(' ')}`);
   process.exit(1);
