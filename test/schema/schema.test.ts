@@ -3,6 +3,7 @@
 // rejects it at the very places the rule set points at. Structural errors are the error codes a
 // schema can express: all but invalid-json (the file must parse first), duplicate-name and the
 // graph rules. Warnings and information never make the schema reject a file.
+import { closestToolField } from '../../runtime/src/rules/rules/unknown-field';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -110,7 +111,15 @@ function assertAgreement({ source, text }: Case): void {
     `${source}\n${text}\nrule set: ${JSON.stringify(analysis.problems.map((p) => p.code))}\nschema: ${JSON.stringify(errors.map((e) => `${errorPointer(e)} ${e.keyword} ${e.message}`))}`;
   assert.equal(valid, structural.length === 0, `schema ${valid ? 'accepts' : 'rejects'} a file with ${structural.length} structural errors: ${explain()}`);
   const fromRules = [...new Set(structural.map((p) => problemPointer(analysis.tree!, p)))].sort();
-  const fromSchema = [...new Set(errors.map(errorPointer))].sort();
+  // A misspelt required field (`desc`) is one fault for the rule set (unknown-field, with the
+  // rename) and two for a schema (an extra property and a missing one): drop the schema's second.
+  const misspelt = (e: ErrorObject) => {
+    if (e.keyword !== 'required') return false;
+    const missing = (e.params as { missingProperty: string }).missingProperty;
+    const object = e.instancePath.split('/').slice(1).reduce<unknown>((v, k) => (v as Record<string, unknown>)?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], data);
+    return typeof object === 'object' && object !== null && Object.keys(object).some((k) => { const c = closestToolField(k); return c?.sure === true && c.field === missing && k !== missing; });
+  };
+  const fromSchema = [...new Set(errors.filter((e) => !misspelt(e)).map(errorPointer))].sort();
   assert.deepEqual(fromSchema, fromRules, `the schema and the rule set point at different places: ${explain()}`);
 }
 

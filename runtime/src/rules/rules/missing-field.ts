@@ -1,5 +1,6 @@
 import { type Rule, NONE, STRING_FIELDS, openBrace, toolNodes } from '../context';
 import { insertPropertyEdit } from '../fixHelpers';
+import { closestToolField } from './unknown-field';
 
 const WHAT: Record<(typeof STRING_FIELDS)[number], string> = {
   node: 'the ToolNode of the graph that carries it',
@@ -13,8 +14,14 @@ export const missingField: Rule = {
   check({ tree, tools, graph, report }) {
     let usedNames: Set<string> | undefined;
     for (const tool of tools) {
+      // A field spelt wrong (`desc`) is one fault: `unknown-field` reports it, with the rename.
+      const misspelt = new Set<string>();
+      for (const property of tool.unknownFields ?? []) {
+        const closest = closestToolField(tree.string(tree.keyOf(property)));
+        if (closest?.sure) misspelt.add(closest.field);
+      }
       for (const field of STRING_FIELDS) {
-        if (tool.field[field] !== NONE) continue;
+        if (tool.field[field] !== NONE || misspelt.has(field)) continue;
         let value: string;
         let title: string;
         if (field === 'node') {
