@@ -40,6 +40,7 @@ export class HostileServer {
     this.server = createServer((socket) => this.accept(socket));
   }
 
+  /** The base URL, e.g. `http://127.0.0.1:41234`. */
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }
@@ -54,6 +55,7 @@ export class HostileServer {
     return this.sockets.size;
   }
 
+  /** Listens on a free loopback port. */
   async start(): Promise<this> {
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);

@@ -62,6 +62,7 @@ export class ThreadDb {
     return this.db.prepare(sql).pluck().get(...params);
   }
 
+  /** Closes the read-only connection. */
   close(): void {
     this.db.close();
   }
