@@ -110,9 +110,22 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const wss = new WebSocketServer({ noServer: true, maxPayload: limit });
   server.on('upgrade', (req, socket, head) => upgrade(req, socket, head));
 
+  // Malformed HTTP (a bad method, header or length) gets a JSON error too, not Node's bare 400.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    refuseUpgrade(socket, new ApiError(error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400, 'bad_request', `The request is not valid HTTP (${error.code ?? error.message}).`));
+  });
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = parseTarget(req.url);
+    if (!url) {
+      req.resume();
+      return sendError(res, requestId, badTarget(req.url));
+    }
     const method = ROUTES[url.pathname];
     if (method === undefined) {
       req.resume();
@@ -249,7 +262,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   }
 
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    socket.on('error', () => socket.destroy());
+    const url = parseTarget(req.url);
+    if (!url) return refuseUpgrade(socket, badTarget(req.url));
     if (url.pathname !== '/v1/graph/ws') return refuseUpgrade(socket, new ApiError(404, 'not_found', `No WebSocket route ${url.pathname}; use /v1/graph/ws.`));
     if (!authorized(req, url.searchParams.get('token'))) return refuseUpgrade(socket, unauthorized());
     if (!token && !originAllowed(req)) {
@@ -359,6 +374,20 @@ function originAllowed(req: IncomingMessage): boolean {
   return hostname === host;
 }
 
+/** The request target as a URL, or undefined when it is not one (`http://[`, a bad port). */
+function parseTarget(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+function badTarget(target: string | undefined): ApiError {
+  return new ApiError(400, 'bad_request', `The request target '${String(target).slice(0, 100)}' is not a valid path; use a route such as /v1/graph.`);
+}
+
+/** Answers on a raw socket (an upgrade or a malformed request) with a JSON error, and closes it. */
 function refuseUpgrade(socket: Duplex, error: ApiError): void {
   const body = JSON.stringify({ error: { code: error.code, message: error.message }, metadata: { request_id: randomUUID(), timestamp: new Date().toISOString(), message: error.message } });
   socket.end(

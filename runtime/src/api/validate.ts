@@ -69,18 +69,35 @@ function parseBlock(value: unknown, path: string): Block {
       return { type: 'text', text: requireString('text', false) };
     case 'tool_call':
     case 'remote_tool_call':
-      return { type: value.type, id: requireString('id', true), name: requireString('name', true), args: value.args ?? {} };
+      return { type: value.type, id: requireString('id', true), name: requireString('name', true), args: checkDepth(value.args ?? {}, field('args')) };
     case 'tool_result': {
       const callId = requireString('call_id', true);
       const status = value.status;
       if (status !== 'completed' && status !== 'failed') throw invalid(`Field '${field('status')}' must be "completed" or "failed"; got ${describe(status)}.`);
       const error = value.error;
       if (error !== undefined && error !== null && typeof error !== 'string') throw invalid(`Field '${field('error')}' must be a string; got ${describe(error)}.`);
-      return { type: 'tool_result', call_id: callId, output: value.output ?? null, status, ...(typeof error === 'string' ? { error } : {}) };
+      return { type: 'tool_result', call_id: callId, output: checkDepth(value.output ?? null, field('output')), status, ...(typeof error === 'string' ? { error } : {}) };
     }
     default:
       throw invalid(`Field '${field('type')}' must be "text", "tool_call", "remote_tool_call" or "tool_result"; got ${describe(value.type)}.`);
   }
+}
+
+/** Values nested deeper than this are refused: the store and the model's request serialise them recursively. */
+export const MAX_VALUE_DEPTH = 256;
+
+/** Returns `value` when it nests at most MAX_VALUE_DEPTH levels; otherwise a 422 naming `path`. */
+function checkDepth(value: unknown, path: string): unknown {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > MAX_VALUE_DEPTH) throw invalid(`Field '${path}' nests deeper than ${MAX_VALUE_DEPTH} levels; send flatter data.`);
+    const next: unknown[] = [];
+    for (const item of level) {
+      if (typeof item === 'object' && item !== null) for (const child of Object.values(item)) if (typeof child === 'object' && child !== null) next.push(child);
+    }
+    level = next;
+  }
+  return value;
 }
 
 function invalid(message: string): ApiError {

@@ -161,6 +161,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * reads the handler's own words), anything else described rather than shown as `[object Object]`.
  */
 export function describeThrown(thrown: unknown, toolName: string): string {
+  try {
+    return describeThrownValue(thrown, toolName);
+  } catch {
+    // A thrown Proxy or an object whose getters throw: describe it without touching it again.
+    return `Tool '${toolName}' threw a value that cannot be read`;
+  }
+}
+
+function describeThrownValue(thrown: unknown, toolName: string): string {
   if (typeof thrown === 'string') return thrown.trim() !== '' ? thrown : `Tool '${toolName}' threw an empty string`;
   if (typeof thrown === 'object' && thrown !== null) {
     const message = (thrown as { message?: unknown }).message;

@@ -5,10 +5,11 @@
  * sends the token only to the origin it belongs to.
  */
 import type { Graph, GraphEdge, GraphNode, GraphTool, NodeKind } from '../rules/types';
+import { nodeGet } from './nodeGet';
 
 /** The options of one fetch. */
 export interface FetchGraphOptions {
-  /** The fetch to use (injected in tests; the global one otherwise). */
+  /** The fetch to use (default: a node:http GET that drops its socket when aborted). */
   fetch?: typeof fetch;
   /** Time allowed for the whole fetch, both requests (default 2000 ms). */
   timeoutMs?: number;
@@ -65,6 +66,8 @@ export async function fetchLiveGraph(url: string, options: FetchGraphOptions = {
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
+    // When one request failed the other may still be open: end it too.
+    if (!controller.signal.aborted) controller.abort(new FetchFailure('the fetch is over'));
   }
 }
 
@@ -78,11 +81,12 @@ function withSlash(base: URL): URL {
 
 /** GET `url` and parse its JSON body, following same-origin redirects only. */
 async function getJson(url: URL, origin: string, signal: AbortSignal, options: FetchGraphOptions): Promise<unknown> {
-  const doFetch = options.fetch ?? fetch;
+  const doFetch = options.fetch ?? (nodeGet as unknown as typeof fetch);
   const maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
   let current = url;
   for (let hop = 0; ; hop++) {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    // A refresh every few seconds needs no pooled socket: none is left open to the server between fetches.
+    const headers: Record<string, string> = { accept: 'application/json', connection: 'close' };
     // The token belongs to the configured server's origin and goes nowhere else.
     if (options.token && current.origin === origin) headers.authorization = `Bearer ${options.token}`;
     const response = await doFetch(current, { headers, redirect: 'manual', signal });

@@ -1,6 +1,9 @@
 import type { Rule } from '../context';
 import { toolNodes } from '../context';
 import { byCloseness } from '../similarity';
+
+/** At most this many replacement names are offered: a huge graph must not flood the editor. */
+export const MAX_NODE_FIXES = 20;
 import type { Fix } from '../types';
 
 /** `node-not-found`: `node` names a node of the graph. */
@@ -13,7 +16,7 @@ export const nodeNotFound: Rule = {
       const node = tool.valid.node;
       if (node === undefined || graphNodes.has(node)) continue;
       const value = tool.field.node;
-      const ordered = byCloseness(node, names);
+      const ordered = byCloseness(node, names).slice(0, MAX_NODE_FIXES);
       const fixes: Fix[] = ordered.map((name, i) => ({
         title: `Change to '${name}'`,
         edits: [{ ...tree.span(value), newText: JSON.stringify(name) }],

@@ -1,6 +1,7 @@
 import type { Rule } from '../context';
 import { toolNodes } from '../context';
 import { byCloseness } from '../similarity';
+import { MAX_NODE_FIXES } from './node-not-found';
 
 const KIND: Record<string, string> = { model_node: 'a model node', function_node: 'a function node' };
 
@@ -19,7 +20,7 @@ export const nodeNotToolNode: Rule = {
         code: 'node-not-tool-node',
         message: `'${name}' (node of ${tool.label}) is ${KIND[found.kind] ?? 'not a ToolNode'}, not a ToolNode: remote tools attach to a ToolNode.${names.length ? ` ToolNodes: ${names.slice(0, 10).map((n) => `'${n}'`).join(', ')}.` : ' The graph has no ToolNode.'}`,
         node: value,
-        fixes: byCloseness(name!, names).map((n, i) => ({
+        fixes: byCloseness(name!, names).slice(0, MAX_NODE_FIXES).map((n, i) => ({
           title: `Change to '${n}'`,
           edits: [{ ...tree.span(value), newText: JSON.stringify(n) }],
           isPreferred: i === 0,
