@@ -46,7 +46,7 @@ const dir = join(root, 'test', 'hardening');
 const files = readdirSync(dir)
   .filter((f) => /^fuzz.*\.test\.ts$/.test(f))
   .map((f) => relative(root, join(dir, f)))
-  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .filter((f) => filters.length === 0 || filters.some((x) => f.toLowerCase().includes(x.toLowerCase())))
   .sort();
 if (files.length === 0) {
   console.error(`fuzz: no fuzz test matches ${filters.join(' ')}`);
