@@ -102,6 +102,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      // A client that hung up mid-request is not a failure of the server.
+      if (req.destroyed && (req.errored || (error as NodeJS.ErrnoException)?.code === 'ECONNRESET' || (error as Error)?.message === 'aborted')) {
+        log.info(`Request ${req.method} ${req.url}: the client went away before it was answered.`);
+        return;
+      }
       log.error(`Request ${req.method} ${req.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       if (!res.headersSent) sendError(res, randomUUID(), new ApiError(500, 'internal_error', 'The server failed on this request; see its log.'));
       else res.end();
@@ -109,6 +114,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   });
   const wss = new WebSocketServer({ noServer: true, maxPayload: limit });
   server.on('upgrade', (req, socket, head) => upgrade(req, socket, head));
+
+  // CONNECT is no route of ours: answer it rather than leave the socket hanging.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    refuseUpgrade(socket, new ApiError(405, 'method_not_allowed', 'CONNECT is not supported: this is a 10xgraph API server, not a proxy.'));
+  });
 
   // Malformed HTTP (a bad method, header or length) gets a JSON error too, not Node's bare 400.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
