@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import type { Diagnostic } from 'vscode-languageserver-protocol/node';
+import type { Diagnostic, TextDocumentContentChangeEvent } from 'vscode-languageserver-protocol/node';
 import { ApiStartupError, prepareAgent } from '../../runtime/src/api/start';
 import { formatProblemLine } from '../../runtime/src/cli/format';
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
@@ -23,7 +23,7 @@ import { findAgentCandidates } from '../../runtime/src/workspace/agentCandidates
 import { CORPUS_GRAPH } from '../support/corpus';
 import { GraphHttpServer } from '../server/graphHttp';
 import { TestClient, fileUri } from '../server/lspClient';
-import { configTextArb, mutatedTextArb, serialize, layoutArb, validConfigArb } from './support/arbitraries';
+import { configTextArb, editArb, layoutArb, mutatedTextArb, seedTextArb, serialize, validConfigArb } from './support/arbitraries';
 import { createAgentFolder, LOADABLE_AGENTS, ROOT, type AgentFolder } from './support/agentFolder';
 import { checkProperty } from './support/fuzz';
 import { strictParse } from './support/invariants';
@@ -204,6 +204,40 @@ describe('parity of the rule set, the language server and api start-up', () => {
         assertStartUpParity(asOnDisk(text), await startUp(folder.dir));
       }),
       800,
+    );
+  });
+
+  test('incremental edits: the document and the diagnostics of the server follow the text', async () => {
+    let caseNumber = 0;
+    await checkProperty(
+      'incremental edits',
+      fc.asyncProperty(seedTextArb, fc.array(fc.tuple(editArb, fc.boolean()), { minLength: 1, maxLength: 10 }), async (start, edits) => {
+        const uri = fileUri(join(folder.dir, `incremental-${++caseNumber}.json`));
+        await client.open(uri, start);
+        let text = start;
+        let pending: TextDocumentContentChangeEvent[] = [];
+        let version = 1;
+        for (const [edit, flush] of edits) {
+          // Offsets between the \r and \n of one line break have no LSP position of their own.
+          const lines = new LineIndex(text);
+          const at = edit.at % (text.length + 1);
+          const offset = at > 0 && text.charCodeAt(at - 1) === 13 && text.charCodeAt(at) === 10 ? at - 1 : at;
+          let end = Math.min(text.length, offset + edit.length);
+          if (end > 0 && text.charCodeAt(end - 1) === 13 && text.charCodeAt(end) === 10) end++;
+          pending.push({ range: { start: lines.positionAt(offset), end: lines.positionAt(end) }, text: edit.text });
+          text = text.slice(0, offset) + edit.text + text.slice(end);
+          if (flush) {
+            version = await client.change(uri, pending);
+            pending = [];
+          }
+        }
+        if (pending.length) version = await client.change(uri, pending);
+        const diagnostics = await client.pushed(uri, version);
+        await client.close(uri);
+        const options: AuditOptions = { graph: liveGraph, ...(candidates.length ? { agentCandidates: candidates } : {}) };
+        assert.deepStrictEqual(published(diagnostics), expectedDiagnostics(uri, text, options), 'after incremental edits the server judges another text');
+      }),
+      400,
     );
   });
 
