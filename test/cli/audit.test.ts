@@ -149,7 +149,7 @@ describe('audit cannot run: exit 2 with a clear reason', () => {
   const cases: Array<[string, () => string[], RegExp]> = [
     ['a missing file', () => ['audit', join(temp, 'nope.json')], /nope\.json: no such file\./],
     ['a directory', () => ['audit', temp], /is a directory: give the path of a 10xgraph\.json file\./],
-    ['a binary file', () => { const f = join(temp, 'bin.json'); writeFileSync(f, Buffer.from([0x7b, 0, 1, 2, 0x7d])); return ['audit', f]; }, /is a binary file/],
+    ['a binary file', () => { const f = join(temp, 'bin.json'); writeFileSync(f, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0xff, 0xfe])); return ['audit', f]; }, /is a binary file, not JSON text\./],
     ['invalid UTF-8', () => { const f = join(temp, 'latin1.json'); writeFileSync(f, Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d])); return ['audit', f]; }, /is not UTF-8 text\./],
     ['an unknown option', () => ['audit', '--frobnicate'], /unknown option '--frobnicate'/],
     ['a bad format', () => ['audit', '--format', 'xml'], /--format must be text, json or sarif, not 'xml'/],
@@ -168,6 +168,14 @@ describe('audit cannot run: exit 2 with a clear reason', () => {
 });
 
 describe('audit on hostile files', () => {
+  test('a NUL in otherwise UTF-8 text is invalid JSON, as the editor says', async () => {
+    const f = join(temp, 'nul.json');
+    writeFileSync(f, '\u0000{"agent": "graph:app"}');
+    const result = await runCli(['audit', f, '--no-graph', '--format', 'json']);
+    assert.equal(result.code, 1, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout).problems.map((p: { code: string }) => p.code), ['invalid-json']);
+  });
+
   test('50 MB of JSON is audited, not refused, and not hung', async () => {
     const f = join(temp, 'fifty.json');
     writeFileSync(f, `{"agent": "graph:app", "notes": "${'x'.repeat(50 * 1024 * 1024)}"}`);

@@ -2,13 +2,13 @@
  * Start-up of `10xgraph api` (SPEC §4): read the config, load the agent module, run the rule set
  * with the graph known, refuse on any error, attach the remote tools, log the warnings, serve.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { formatProblemLine } from '../cli/format';
 import type { CompiledGraph } from '../graph/compiledGraph';
 import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '../rules/index';
-import { loadAgentGraph, parseAgentSpec } from './loadAgent';
+import { loadAgentGraph } from './loadAgent';
+import { agentOf, ConfigReadError, displayPath, readConfigText } from '../workspace/configFile';
 import { createApiServer, type ApiLogger, type ApiServer } from './server';
 import { ThreadStore } from './store';
 
@@ -80,7 +80,7 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
   // The agent's module is needed before the graph rules can be judged; a file too broken to
   // name one is refused on its own problems.
   const withoutGraph = analyzeConfig(text);
-  const agent = agentOf(text);
+  const agent = agentOf(withoutGraph);
   if (agent === undefined) {
     const errors = errorLines(withoutGraph.problems);
     throw new ApiStartupError(errors.length ? 1 : 2, errors.length ? errors : [`${shown}: cannot find the agent to load; set "agent": "module:export".`]);
@@ -97,7 +97,11 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
   const errors = errorLines(analysis.problems);
   if (errors.length || !analysis.config) throw new ApiStartupError(1, errors.length ? errors : [`${shown}: the rule set found no usable config.`]);
   const groups = new Map<string, RemoteToolSchema[]>();
-  for (const tool of analysis.config.remoteTools) groups.set(tool.node, [...(groups.get(tool.node) ?? []), tool]);
+  for (const tool of analysis.config.remoteTools) {
+    const group = groups.get(tool.node);
+    if (group) group.push(tool);
+    else groups.set(tool.node, [tool]);
+  }
   const attached = new Map<string, number>();
   for (const [node, schemas] of groups) {
     try {
@@ -156,37 +160,12 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
 }
 
 function readConfig(configPath: string, shown: string): string {
-  let buffer: Buffer;
   try {
-    if (statSync(configPath).isDirectory()) throw new ApiStartupError(2, [`${shown} is a directory; pass --config with the path of a 10xgraph.json file.`]);
-    buffer = readFileSync(configPath);
+    return readConfigText(configPath, shown);
   } catch (error) {
-    if (error instanceof ApiStartupError) throw error;
-    const reason = errorCodeOf(error) === 'ENOENT' ? 'no such file; pass --config FILE or run in the folder of 10xgraph.json' : errorMessageOf(error);
-    throw new ApiStartupError(2, [`Cannot read the config ${shown}: ${reason}.`]);
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buffer);
-  } catch {
-    throw new ApiStartupError(2, [`${shown} is not UTF-8 text.`]);
+    const message = errorMessageOf(error);
+    if (error instanceof ConfigReadError && error.reason === 'missing') throw new ApiStartupError(2, [`Cannot read the config ${shown}: no such file; pass --config FILE or run in the folder of 10xgraph.json.`]);
+    throw new ApiStartupError(2, [message]);
   }
 }
 
-/** The `agent` value a strict JSON parser would keep (the last one), when it names a module and an export. */
-function agentOf(text: string): string | undefined {
-  let root: unknown;
-  try {
-    root = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const agent = typeof root === 'object' && root !== null && !Array.isArray(root) ? (root as { agent?: unknown }).agent : undefined;
-  return typeof agent === 'string' && parseAgentSpec(agent) ? agent : undefined;
-}
-
-/** The config's path as problem lines show it: relative to the working folder when inside it. */
-function displayPath(path: string): string {
-  const absolute = resolve(path);
-  const rel = relative(process.cwd(), absolute);
-  return rel && !rel.startsWith('..') && !resolve(rel).startsWith('..') ? rel : absolute;
-}

@@ -66,10 +66,24 @@ export async function runApi(argv: string[]): Promise<number> {
     process.stdout.write(HELP + '\n');
     return 0;
   }
-  let running;
+  // The signal handlers come first: "Listening on" is printed during start-up, and a signal
+  // that follows it at once must still stop the server cleanly (closing the thread database).
+  let signalled: NodeJS.Signals | undefined;
+  let onSignal: (signal: NodeJS.Signals) => void = (signal) => {
+    signalled ??= signal;
+  };
+  const handler = (signal: NodeJS.Signals) => onSignal(signal);
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  const detach = () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+  let server;
   try {
-    running = await startApiServer(options);
+    server = await startApiServer(options);
   } catch (error) {
+    detach();
     if (error instanceof ApiStartupError) {
       const prefix = error.exitCode === 2 ? '10xgraph api: ' : '';
       for (const line of error.lines) process.stderr.write(prefix + line + '\n');
@@ -78,13 +92,12 @@ export async function runApi(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  const server = running;
+  const running = server;
   return new Promise<number>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      detach();
       process.stdout.write(`Stopping (${signal})\n`);
-      server.close().then(
+      running.close().then(
         () => resolve(0),
         (error: unknown) => {
           process.stderr.write(`10xgraph api: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -92,7 +105,7 @@ export async function runApi(argv: string[]): Promise<number> {
         },
       );
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    onSignal = stop;
+    if (signalled) stop(signalled);
   });
 }

@@ -3,17 +3,15 @@
  * the rule set run over one file and printed. Exit 0 when no error, 1 when errors, 2 when it
  * could not run.
  */
-import { closeSync, existsSync, openSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve, relative } from 'node:path';
 import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type Graph, type Problem, type ProblemCode } from '../rules/index';
 import { fetchLiveGraph } from '../live/fetchGraph';
 import { findAgentCandidates } from '../workspace/agentCandidates';
+import { displayPath, readConfigText } from '../workspace/configFile';
 import { countProblems, formatProblemLine, problemRange } from './format';
 import { loadGraphForAudit } from './auditGraph';
 import { readArgs, UsageError } from './args';
-
-/** Largest file the CLI reads (the language server has its own bound). */
-export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
 
@@ -81,32 +79,6 @@ function parseArgs(argv: string[]): AuditArgs | 'help' {
   return args;
 }
 
-/** Reads `path` as UTF-8 text, or throws an Error whose message says what is wrong and where. */
-export function readConfigText(path: string): string {
-  if (!existsSync(path)) throw new Error(`${path}: no such file.`);
-  const stat = statSync(path);
-  if (stat.isDirectory()) throw new Error(`${path} is a directory: give the path of a 10xgraph.json file.`);
-  if (stat.size > MAX_FILE_BYTES) throw new Error(`${path} is ${(stat.size / 1024 / 1024).toFixed(1)} MB, over the ${MAX_FILE_BYTES / 1024 / 1024} MB limit for a config file.`);
-  const buffer = Buffer.alloc(stat.size);
-  const fd = openSync(path, 'r');
-  try {
-    let at = 0;
-    while (at < stat.size) {
-      const n = readSync(fd, buffer, at, stat.size - at, at);
-      if (n === 0) break;
-      at += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  if (buffer.includes(0)) throw new Error(`${path} is a binary file (it holds NUL bytes), not JSON text.`);
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buffer);
-  } catch {
-    throw new Error(`${path} is not UTF-8 text.`);
-  }
-}
-
 /** Writes `text` to `path` through a temporary file and a rename, so no half-written file is left. */
 export function writeFileAtomic(path: string, text: string): void {
   const temp = `${path}.${process.pid}.tmp`;
@@ -148,9 +120,9 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   const shown = displayPath(path);
   let text: string;
   try {
-    text = readConfigText(path);
+    text = readConfigText(path, shown);
   } catch (error) {
-    err.write(`10xgraph audit: ${(error as Error).message.replace(path, shown)}\n`);
+    err.write(`10xgraph audit: ${(error as Error).message}\n`);
     return 2;
   }
 
@@ -205,12 +177,6 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
     out.write(`${shown}: ${fixed}${countProblems(problems)}; graph ${source.mode === 'url' ? 'fetched' : source.mode} ${source.note}\n`);
   }
   return problems.some((p) => p.severity === 'error') ? 1 : 0;
-}
-
-/** The path as people want to see it: relative to the working folder when inside it. */
-function displayPath(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith('..') && !resolve(rel).startsWith('..') ? rel : path;
 }
 
 /** The `--format json` report (SPEC §4). */

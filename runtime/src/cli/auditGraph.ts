@@ -1,5 +1,5 @@
-import { analyzeConfig, Kind, NONE } from '../rules/index';
-import { splitAgentSpec } from '../rules/rules/agent-invalid';
+import { analyzeConfig } from '../rules/index';
+import { agentOf } from '../workspace/configFile';
 import { loadAgentGraph } from '../api/loadAgent';
 import { errorMessageOf } from '../graph/errors';
 import type { GraphSource } from './audit';
@@ -12,10 +12,8 @@ import type { GraphSource } from './audit';
  */
 export async function loadGraphForAudit(configPath: string, text: string): Promise<GraphSource | { error: string }> {
   const analysis = analyzeConfig(text);
-  const tree = analysis.flatTree;
-  const agentNode = tree ? tree.get(tree.root, 'agent') : NONE;
-  const agent = tree && agentNode !== NONE && tree.kind[agentNode] === Kind.String ? tree.string(agentNode) : undefined;
-  if (agent === undefined || !splitAgentSpec(agent)) {
+  const agent = agentOf(analysis);
+  if (agent === undefined) {
     return { mode: 'skipped', note: '(no agent module to load): node names not checked' };
   }
   try {

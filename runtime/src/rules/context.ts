@@ -39,7 +39,7 @@ export class ToolView {
 
   /** How messages name the tool: by its name, or by its index when it has none. */
   get label(): string {
-    return this.valid.name !== undefined ? `tool '${this.valid.name}'` : `remote_tools[${this.index}]`;
+    return this.valid.name !== undefined ? `tool '${shown(this.valid.name)}'` : `remote_tools[${this.index}]`;
   }
 }
 
@@ -138,6 +138,11 @@ export function openBrace(tree: Tree, object: number): { offset: number; length:
 /** The ToolNodes of the graph. */
 export function toolNodes(graph: Graph): GraphNode[] {
   return graph.nodes.filter((n) => n.kind === 'tool_node');
+}
+
+/** Text from the file as a message quotes it: long text is cut, so a 1 MB key makes a short line. */
+export function shown(text: string, max = 80): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** How a message names the type of a value: "an array", "a number", "null". */

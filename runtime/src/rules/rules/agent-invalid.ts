@@ -1,4 +1,4 @@
-import { type Rule, Kind, NONE, describeType } from '../context';
+import { type Rule, Kind, NONE, describeType, shown } from '../context';
 
 /** Splits `module:export` at its last colon; undefined unless both parts are non-blank. */
 export function splitAgentSpec(spec: string): { module: string; exportName: string } | undefined {
@@ -21,7 +21,7 @@ export const agentInvalid: Rule = {
     }
     const spec = tree.string(agent);
     if (!splitAgentSpec(spec)) {
-      report({ code: 'agent-invalid', message: `"agent" must be "module:export" with both parts non-blank (e.g. "graph:app"), not ${JSON.stringify(spec)}.`, node: agent });
+      report({ code: 'agent-invalid', message: `"agent" must be "module:export" with both parts non-blank (e.g. "graph:app"), not ${JSON.stringify(shown(spec))}.`, node: agent });
     }
   },
 };

@@ -1,4 +1,4 @@
-import type { Rule } from '../context';
+import { type Rule, shown } from '../context';
 import { removePropertyEdit } from '../fixHelpers';
 
 /** `duplicate-key`: a key appears once in an object (a strict parser silently keeps the last). */
@@ -7,7 +7,7 @@ export const duplicateKey: Rule = {
   check({ tree, report }) {
     for (const group of tree.repeatedKeys) {
       const last = tree.keyOf(group[group.length - 1]);
-      const key = tree.string(last);
+      const key = shown(tree.string(last));
       for (const property of group.slice(0, -1)) {
         report({
           code: 'duplicate-key',

@@ -1,4 +1,4 @@
-import type { Rule } from '../context';
+import { type Rule, shown } from '../context';
 
 /** `duplicate-name`: each remote tool `name` is used once. */
 export const duplicateName: Rule = {
@@ -20,12 +20,13 @@ export const duplicateName: Rule = {
       while (taken.has(`${name}_${n}`)) n++;
       const fresh = `${name}_${n}`;
       taken.add(fresh);
+      const quoted = shown(name);
       report({
         code: 'duplicate-name',
-        message: `The name '${name}' of remote_tools[${tool.index}] is already used by an earlier tool: remote tool names must be unique. Rename it (e.g. '${fresh}').`,
+        message: `The name '${quoted}' of remote_tools[${tool.index}] is already used by an earlier tool: remote tool names must be unique. Rename it (e.g. '${shown(fresh)}').`,
         node,
-        related: [{ ...tree.span(earlier), message: `'${name}' is first used here.` }],
-        fixes: [{ title: `Rename to '${fresh}'`, edits: [{ ...tree.span(node), newText: JSON.stringify(fresh) }], isPreferred: true }],
+        related: [{ ...tree.span(earlier), message: `'${quoted}' is first used here.` }],
+        fixes: [{ title: `Rename to '${shown(fresh)}'`, edits: [{ ...tree.span(node), newText: JSON.stringify(fresh) }], isPreferred: true }],
       });
     }
   },

@@ -1,5 +1,5 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import { type Rule, Kind, NONE } from '../context';
+import { type Rule, Kind, NONE, shown } from '../context';
 import type { Tree } from '../tree';
 
 /** One finding on a schema: the JSON pointer of the offending keyword's value, and why. */
@@ -110,7 +110,7 @@ export const invalidPropertySchema: Rule = {
         for (const finding of findings) {
           report({
             code: 'invalid-property-schema',
-            message: `The schema of parameter '${tree.string(tree.keyOf(property))}' of ${tool.label} is not valid JSON Schema: ${finding.message}.`,
+            message: `The schema of parameter '${shown(tree.string(tree.keyOf(property)))}' of ${tool.label} is not valid JSON Schema: ${finding.message}.`,
             node: nodeAtPointer(tree, schema, finding.pointer),
           });
         }

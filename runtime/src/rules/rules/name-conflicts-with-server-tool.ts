@@ -1,4 +1,4 @@
-import type { Rule } from '../context';
+import { type Rule, shown } from '../context';
 
 /** `name-conflicts-with-server-tool`: a remote tool does not shadow a server tool of its node. */
 export const nameConflictsWithServerTool: Rule = {
@@ -12,7 +12,7 @@ export const nameConflictsWithServerTool: Rule = {
       if (!node.tools?.some((t) => t.source === 'local' && t.name === name)) continue;
       report({
         code: 'name-conflicts-with-server-tool',
-        message: `Node '${node.name}' already has a server tool named '${name}': the model could not tell them apart. Rename the remote tool.`,
+        message: `Node '${shown(node.name)}' already has a server tool named '${shown(name)}': the model could not tell them apart. Rename the remote tool.`,
         node: tool.field.name,
       });
     }

@@ -1,5 +1,5 @@
 import type { Rule } from '../context';
-import { toolNodes } from '../context';
+import { toolNodes, shown } from '../context';
 import { byCloseness } from '../similarity';
 
 /** At most this many replacement names are offered: a huge graph must not flood the editor. */
@@ -23,10 +23,10 @@ export const nodeNotFound: Rule = {
         isPreferred: i === 0,
       }));
       if (graph.origin === 'live') fixes.push({ title: 'Refetch the graph (the server may have changed)', edits: [], command: 'refetch-graph' });
-      const known = names.length ? ` ToolNodes: ${names.slice(0, 10).map((n) => `'${n}'`).join(', ')}${names.length > 10 ? ', …' : ''}.` : ' The graph has no ToolNode.';
+      const known = names.length ? ` ToolNodes: ${names.slice(0, 10).map((n) => `'${shown(n)}'`).join(', ')}${names.length > 10 ? ', …' : ''}.` : ' The graph has no ToolNode.';
       report({
         code: 'node-not-found',
-        message: `The graph has no node named '${node}' (node of ${tool.label}).${known}`,
+        message: `The graph has no node named '${shown(node)}' (node of ${tool.label}).${known}`,
         node: value,
         fixes,
       });

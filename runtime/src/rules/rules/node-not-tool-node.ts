@@ -1,5 +1,5 @@
 import type { Rule } from '../context';
-import { toolNodes } from '../context';
+import { toolNodes, shown } from '../context';
 import { byCloseness } from '../similarity';
 import { MAX_NODE_FIXES } from './node-not-found';
 
@@ -18,7 +18,7 @@ export const nodeNotToolNode: Rule = {
       const value = tool.field.node;
       report({
         code: 'node-not-tool-node',
-        message: `'${name}' (node of ${tool.label}) is ${KIND[found.kind] ?? 'not a ToolNode'}, not a ToolNode: remote tools attach to a ToolNode.${names.length ? ` ToolNodes: ${names.slice(0, 10).map((n) => `'${n}'`).join(', ')}.` : ' The graph has no ToolNode.'}`,
+        message: `'${shown(name!)}' (node of ${tool.label}) is ${KIND[found.kind] ?? 'not a ToolNode'}, not a ToolNode: remote tools attach to a ToolNode.${names.length ? ` ToolNodes: ${names.slice(0, 10).map((n) => `'${shown(n)}'`).join(', ')}.` : ' The graph has no ToolNode.'}`,
         node: value,
         fixes: byCloseness(name!, names).slice(0, MAX_NODE_FIXES).map((n, i) => ({
           title: `Change to '${n}'`,

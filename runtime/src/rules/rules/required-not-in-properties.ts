@@ -1,4 +1,4 @@
-import { type Rule, Kind, NONE } from '../context';
+import { type Rule, Kind, NONE, shown } from '../context';
 
 /** `required-not-in-properties`: every required parameter is described in `properties`. */
 export const requiredNotInProperties: Rule = {
@@ -15,7 +15,7 @@ export const requiredNotInProperties: Rule = {
         if (properties !== NONE && tree.property(properties, name) !== NONE) continue;
         report({
           code: 'required-not-in-properties',
-          message: `Required parameter '${name}' of ${tool.label} has no entry in "properties": describe it there, or remove it from "required".`,
+          message: `Required parameter '${shown(name)}' of ${tool.label} has no entry in "properties": describe it there, or remove it from "required".`,
           node: item,
         });
       }

@@ -1,4 +1,4 @@
-import type { Rule } from '../context';
+import { type Rule, shown } from '../context';
 
 /** `tool-not-attached`: the running server lists this tool as a remote tool of its node. */
 export const toolNotAttached: Rule = {
@@ -13,7 +13,7 @@ export const toolNotAttached: Rule = {
       if (node.tools?.some((t) => t.name === name)) continue;
       report({
         code: 'tool-not-attached',
-        message: `The running server does not list '${name}' as a remote tool of '${node.name}': it was started with another config. Restart it to attach this tool.`,
+        message: `The running server does not list '${shown(name)}' as a remote tool of '${shown(node.name)}': it was started with another config. Restart it to attach this tool.`,
         node: tool.field.name,
       });
     }

@@ -1,29 +1,34 @@
-import { type Rule, NONE, TOOL_FIELDS } from '../context';
+import { type Rule, NONE, TOOL_FIELDS, shown } from '../context';
 import { removePropertyEdit } from '../fixHelpers';
 import { isLikelyTypo, byCloseness } from '../similarity';
 import type { Fix } from '../types';
 
 /** Names that can only mean one allowed field: renaming them is safe. */
-const SURE: Record<string, (typeof TOOL_FIELDS)[number]> = {
+const SURE: ReadonlyMap<string, (typeof TOOL_FIELDS)[number]> = aliases({
   desc: 'description', descr: 'description', node_name: 'node', nodename: 'node', tool_node: 'node', toolnode: 'node',
   params: 'parameters', param: 'parameters', parameter: 'parameters', tool_name: 'name', toolname: 'name',
-};
+});
 
 /** Names people reach for that probably mean an allowed field: offered, never applied unasked. */
-const LIKELY: Record<string, (typeof TOOL_FIELDS)[number]> = {
+const LIKELY: ReadonlyMap<string, (typeof TOOL_FIELDS)[number]> = aliases({
   summary: 'description', doc: 'description', docs: 'description', about: 'description', target: 'node', graph_node: 'node',
   args: 'parameters', arguments: 'parameters', schema: 'parameters', input_schema: 'parameters', inputschema: 'parameters',
   json_schema: 'parameters', input: 'parameters', id: 'name', function: 'name', title: 'name',
-};
+});
+
+// A Map, not an object: a key such as "__proto__" or "constructor" must find nothing.
+function aliases(table: Record<string, (typeof TOOL_FIELDS)[number]>): ReadonlyMap<string, (typeof TOOL_FIELDS)[number]> {
+  return new Map(Object.entries(table));
+}
 
 /** The allowed field `key` most likely meant, if any, and whether renaming to it is safe. */
 export function closestToolField(key: string): { field: (typeof TOOL_FIELDS)[number]; sure: boolean } | undefined {
   const normal = key.toLowerCase().replace(/[-\s]/g, '_');
-  const sure = SURE[normal] ?? SURE[normal.replace(/_/g, '')];
+  const sure = SURE.get(normal) ?? SURE.get(normal.replace(/_/g, ''));
   if (sure) return { field: sure, sure: true };
   const [best] = byCloseness(key, TOOL_FIELDS);
   if (isLikelyTypo(key, best)) return { field: best as (typeof TOOL_FIELDS)[number], sure: true };
-  const likely = LIKELY[normal] ?? LIKELY[normal.replace(/_/g, '')];
+  const likely = LIKELY.get(normal) ?? LIKELY.get(normal.replace(/_/g, ''));
   return likely ? { field: likely, sure: false } : undefined;
 }
 
@@ -42,14 +47,14 @@ export const unknownField: Rule = {
         const fixes: Fix[] = [];
         const renameFree = target !== undefined && tree.property(tool.object, target) === NONE;
         if (target && renameFree) {
-          fixes.push({ title: `Rename "${name}" to "${target}"`, edits: [{ offset: tree.start[key], length: tree.end[key] - tree.start[key], newText: JSON.stringify(target) }], isPreferred: true, safe: closest!.sure && !claimed.has(target) });
+          fixes.push({ title: `Rename "${shown(name)}" to "${target}"`, edits: [{ offset: tree.start[key], length: tree.end[key] - tree.start[key], newText: JSON.stringify(target) }], isPreferred: true, safe: closest!.sure && !claimed.has(target) });
           claimed.add(target);
         }
-        fixes.push({ title: `Remove "${name}"`, edits: [removePropertyEdit(tree, property)], isPreferred: fixes.length === 0 });
+        fixes.push({ title: `Remove "${shown(name)}"`, edits: [removePropertyEdit(tree, property)], isPreferred: fixes.length === 0 });
         const hint = target ? (renameFree ? ` Did you mean "${target}"?` : ` ("${target}" is already set: remove this one.)`) : '';
         report({
           code: 'unknown-field',
-          message: `Unknown field "${name}" on ${tool.label}: a remote tool takes only "node", "name", "description" and "parameters".${hint}`,
+          message: `Unknown field "${shown(name)}" on ${tool.label}: a remote tool takes only "node", "name", "description" and "parameters".${hint}`,
           node: key,
           fixes,
         });
