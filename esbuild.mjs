@@ -23,8 +23,12 @@ const bundles = [
   { entry: 'client/src/extension.ts', outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] },
 ];
 
+// A production build is for the .vsix: it rebuilds only what ships (the extension and the
+// language server) and leaves the development bundles of the CLI and the libraries alone.
+const SHIPPED = new Set(['dist/extension.js', 'dist/server.js']);
 const contexts = [];
 for (const { entry, ...options } of bundles) {
+  if (production && !SHIPPED.has(options.outfile)) continue;
   if (!existsSync(entry)) {
     console.log(`esbuild: skipped ${options.outfile} (no ${entry} yet)`);
     continue;
