@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { CodeServer, DETERMINISTIC_SETTINGS } from './support/codeServer';
 import { HarnessClient, packageHarness } from './support/harness';
 import { packageExtension } from './support/packageExtension';
-import { poll } from './support/poll';
+import { poll } from '../support/poll';
 import { QuickstartServer } from './support/quickstart';
 import { findE2eTools } from './support/tools';
 import { Workbench } from './support/workbench';

@@ -4,6 +4,7 @@
  * records what the server pushes (diagnostics, statuses, refresh requests, logs) so tests can
  * poll for it; nothing here sleeps a fixed time.
  */
+import { poll, within } from '../support/poll';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,16 +64,8 @@ export interface ClientOptions {
 }
 
 /** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let delay = 2;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(50, delay * 2);
-  }
+export function waitFor<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
+  return poll(what, probe, timeoutMs);
 }
 
 /** A file URI for a path. */
@@ -234,12 +227,12 @@ export class TestClient {
   async stop(): Promise<void> {
     if (this.alive) {
       try {
-        await Promise.race([this.connection.sendRequest(ShutdownRequest.type), new Promise((r) => setTimeout(r, 2000))]);
+        await within(this.connection.sendRequest(ShutdownRequest.type), 2000);
         await this.connection.sendNotification(ExitNotification.type);
       } catch {
         // The process may already be gone.
       }
-      await Promise.race([new Promise((r) => this.process.once('exit', r)), new Promise((r) => setTimeout(r, 3000))]);
+      await within(new Promise((r) => this.process.once('exit', r)), 3000);
     }
     if (this.alive) this.process.kill('SIGKILL');
     this.connection.dispose();

@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFi
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { poll } from './poll';
+import { poll } from '../../support/poll';
 import type { E2eTools } from './tools';
 
 /** How to start one code-server. */

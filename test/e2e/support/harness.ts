@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { poll } from './poll';
+import { poll } from '../../support/poll';
 
 const root = join(__dirname, '..', '..', '..');
 const harnessDir = join(root, 'test', 'e2e', 'harness');

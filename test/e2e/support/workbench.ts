@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
 import type { CodeServer } from './codeServer';
-import { poll } from './poll';
+import { poll } from '../../support/poll';
 
 const CHROMIUM_ARGS = [
   '--headless',

@@ -3,6 +3,7 @@
  * started on loopback, restarted on the same port after a SIGKILL, its stdout and stderr kept
  * so a test can wait for a line instead of sleeping.
  */
+import { poll } from '../../support/poll';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
@@ -22,15 +23,9 @@ export interface ApiProcessOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Polls `probe` until it returns something other than undefined or false. */
-export async function pollUntil<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 15_000, everyMs = 1): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, everyMs));
-  }
+/** Polls `probe` every `everyMs` until it returns something other than undefined or false. */
+export function pollUntil<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 15_000, everyMs = 1): Promise<T> {
+  return poll(what, probe, timeoutMs, everyMs);
 }
 
 /** A running (or killed) `10xgraph api` process. */

@@ -5,6 +5,7 @@
  * arguments, throws on failure and returns JSON, so a test outside (through the harness's
  * loopback control server) or `@vscode/test-electron` can run it.
  */
+import { poll } from '../../../support/poll';
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 
@@ -35,21 +36,8 @@ async function extensionApi(): Promise<TenxGraphApi> {
 }
 
 /** Polls `probe` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError !== undefined ? ` (last error: ${String(lastError)})` : ''}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+export function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  return poll(what, probe, timeoutMs, 100);
 }
 
 function fileUri(relative: unknown): vscode.Uri {
