@@ -8,6 +8,7 @@
  * - start-up refuses exactly when there is an error, and its lines are the formatted errors;
  *   when it starts, its problems and warning lines are the rule set's.
  */
+import { expectedDiagnostics, publishedDiagnostics } from '../support/diagnostics';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -29,7 +30,6 @@ import { checkProperty } from './support/fuzz';
 import { strictParse } from './support/invariants';
 
 const CONFIG = '10xgraph.json';
-const SEVERITY = { error: 1, warning: 2, information: 3 } as const;
 
 /** Random configs for parity: mostly configs changed in random positions, some broken text, some valid. */
 const parityTextArb: fc.Arbitrary<string> = fc.oneof(
@@ -43,27 +43,8 @@ function rangeOf(lines: LineIndex, offset: number, length: number) {
 }
 
 /** What the server must publish for `text` at `uri`: the rule set's problems as diagnostics. */
-function expectedDiagnostics(uri: string, text: string, options: AuditOptions): unknown[] {
-  const lines = new LineIndex(text);
-  return auditConfig(text, options).map((p) => ({
-    code: p.code,
-    severity: SEVERITY[p.severity],
-    message: p.message,
-    range: rangeOf(lines, p.offset, p.length),
-    related: (p.related ?? []).map((r) => ({ uri, range: rangeOf(lines, r.offset, r.length), message: r.message })),
-    fixes: p.fixes ?? [],
-  }));
-}
-
-function published(diagnostics: Diagnostic[]): unknown[] {
-  return diagnostics.map((d) => ({
-    code: d.code,
-    severity: d.severity,
-    message: d.message,
-    range: d.range,
-    related: (d.relatedInformation ?? []).map((r) => ({ uri: r.location.uri, range: r.location.range, message: r.message })),
-    fixes: (d.data as { fixes: unknown[] }).fixes,
-  }));
+function expected(uri: string, text: string, options: AuditOptions): unknown[] {
+  return expectedDiagnostics(uri, text, auditConfig(text, options));
 }
 
 /** The text a file holds once `text` is written as UTF-8 (a lone surrogate becomes U+FFFD). */
@@ -192,7 +173,7 @@ describe('parity of the rule set, the language server and api start-up', () => {
         }
         const diagnostics = await client.pushed(uri, version);
         if (uri !== changed) await client.close(uri);
-        assert.deepStrictEqual(published(diagnostics), expectedDiagnostics(uri, text, options), 'the language server publishes other problems than the rule set');
+        assert.deepStrictEqual(publishedDiagnostics(diagnostics), expected(uri, text, options), 'the language server publishes other problems than the rule set');
 
         // The errors judged on the live graph are those judged on the loaded graph.
         const lines = new LineIndex(text);
@@ -235,7 +216,7 @@ describe('parity of the rule set, the language server and api start-up', () => {
         const diagnostics = await client.pushed(uri, version);
         await client.close(uri);
         const options: AuditOptions = { graph: liveGraph, ...(candidates.length ? { agentCandidates: candidates } : {}) };
-        assert.deepStrictEqual(published(diagnostics), expectedDiagnostics(uri, text, options), 'after incremental edits the server judges another text');
+        assert.deepStrictEqual(publishedDiagnostics(diagnostics), expected(uri, text, options), 'after incremental edits the server judges another text');
       }),
       400,
     );

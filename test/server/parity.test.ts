@@ -4,6 +4,7 @@
  * code, severity, range, message, related information and fixes. Once without a graph, and
  * once against a live graph served on loopback (the same graph the test fetches itself).
  */
+import { expectedDiagnostics, publishedDiagnostics } from '../support/diagnostics';
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -16,7 +17,6 @@ import { TestClient, fileUri, ROOT } from './lspClient';
 import { GraphHttpServer } from './graphHttp';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures');
-const SEVERITY = { error: 1, warning: 2, information: 3 } as const;
 
 function listJson(dir: string): string[] {
   const out: string[] = [];
@@ -30,30 +30,9 @@ function listJson(dir: string): string[] {
 
 const files = listJson(FIXTURES);
 
-function expectedDiagnostics(path: string, text: string, options: AuditOptions): unknown[] {
-  const lines = new LineIndex(text);
-  const range = (offset: number, length: number) => ({ start: lines.positionAt(offset), end: lines.positionAt(offset + length) });
+function expected(path: string, text: string, options: AuditOptions): unknown[] {
   const candidates = findAgentCandidates(dirname(path));
-  const problems: Problem[] = auditConfig(text, { ...options, ...(candidates.length ? { agentCandidates: candidates } : {}) });
-  return problems.map((p) => ({
-    code: p.code,
-    severity: SEVERITY[p.severity],
-    message: p.message,
-    range: range(p.offset, p.length),
-    related: (p.related ?? []).map((r) => ({ uri: fileUri(path), range: range(r.offset, r.length), message: r.message })),
-    fixes: p.fixes ?? [],
-  }));
-}
-
-function actual(diagnostics: Diagnostic[]): unknown[] {
-  return diagnostics.map((d) => ({
-    code: d.code,
-    severity: d.severity,
-    message: d.message,
-    range: d.range,
-    related: (d.relatedInformation ?? []).map((r) => ({ uri: r.location.uri, range: r.location.range, message: r.message })),
-    fixes: (d.data as { fixes: unknown[] }).fixes,
-  }));
+  return expectedDiagnostics(fileUri(path), text, auditConfig(text, { ...options, ...(candidates.length ? { agentCandidates: candidates } : {}) }));
 }
 
 test('the corpus is there', () => {
@@ -73,7 +52,7 @@ describe('parity without a graph', () => {
       const uri = fileUri(path);
       await client.open(uri, text);
       const diagnostics = await client.pushed(uri, 1);
-      assert.deepEqual(actual(diagnostics), expectedDiagnostics(path, text, {}));
+      assert.deepEqual(publishedDiagnostics(diagnostics), expected(path, text, {}));
       for (const d of diagnostics) {
         assert.equal(d.source, '10xgraph');
         assert.equal(d.codeDescription?.href, `https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md#${d.code}`);
@@ -116,7 +95,7 @@ describe('parity against a live graph', () => {
       const uri = fileUri(path);
       await client.open(uri, text);
       const diagnostics = await client.pushed(uri, 1);
-      assert.deepEqual(actual(diagnostics), expectedDiagnostics(path, text, { graph }));
+      assert.deepEqual(publishedDiagnostics(diagnostics), expected(path, text, { graph }));
       await client.close(uri);
     });
   }
