@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { fetchLiveGraph } from '../../../runtime/src/live/fetchGraph';
 import type { Graph } from '../../../runtime/src/rules/types';
+import { declaredTools } from '../../../runtime/src/rules/declaredTools';
 import type { StatusParams } from '../../../server/src/protocol';
 import { readSettings } from '../settings';
 import type { TokenStore } from '../tokens';
@@ -170,8 +171,8 @@ export class GraphPanel implements vscode.Disposable {
       this.fileTools = [];
       this.fileToolsUri = document?.uri.toString();
     }
-    const fileTools = (this.fileTools = (document !== undefined ? fileToolsOf(document.getText()) : []) ?? this.fileTools);
     const graph = this.graph;
+    const fileTools = (this.fileTools = (document !== undefined ? declaredTools(document.getText(), graph ? { graph } : {}) : []) ?? this.fileTools);
     let svg = '';
     if (graph !== undefined) {
       const layout = layoutGraph(graph, fileTools);
@@ -181,28 +182,6 @@ export class GraphPanel implements vscode.Disposable {
     const header = headerHtml(this.viewState, graph, document);
     void this.panel.webview.postMessage({ type: 'render', header, svg });
   }
-}
-
-/**
- * The remote tools (`node`, `name`) a `10xgraph.json` text declares, or undefined when the
- * text is not JSON (mid-edit): the caller then keeps the last list it could read.
- */
-export function fileToolsOf(text: string): FileTool[] | undefined {
-  let config: unknown;
-  try {
-    config = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const list = isRecord(config) ? config.remote_tools : undefined;
-  if (!Array.isArray(list)) return [];
-  const tools: FileTool[] = [];
-  for (const item of list) {
-    if (!isRecord(item)) continue;
-    const { node, name } = item;
-    if (typeof node === 'string' && node.trim() !== '' && typeof name === 'string' && name.trim() !== '') tools.push({ node, name });
-  }
-  return tools;
 }
 
 function headerHtml(view: GraphViewState, graph: Graph | undefined, document: vscode.TextDocument | undefined): string {

@@ -7,12 +7,10 @@
  * of their neighbours, and stacked top to bottom.
  */
 import type { Graph, GraphNode, NodeKind } from '../../../runtime/src/rules/types';
+import type { DeclaredTool } from '../../../runtime/src/rules/declaredTools';
 
-/** A remote tool that the open `10xgraph.json` declares. */
-export interface FileTool {
-  node: string;
-  name: string;
-}
+/** A remote tool that the open `10xgraph.json` declares, with the rule set's verdict on whether it is attached. */
+export type FileTool = DeclaredTool;
 
 /** One line inside a node's box. */
 export interface ToolLine {
@@ -72,7 +70,7 @@ export function layoutGraph(graph: Graph, fileTools: FileTool[] = []): GraphLayo
     for (const end of [edge.source, edge.target]) if (!nodes.has(end)) nodes.set(end, { name: end, kind: 'unknown' });
   }
 
-  const unattached = fileTools.filter((tool) => !isAttached(nodes.get(tool.node), tool.name));
+  const unattached = fileTools.filter((tool) => tool.attached === false);
   const boxes = new Map<string, PlacedNode>();
   for (const node of nodes.values()) boxes.set(node.name, boxOf(node, fileTools));
 
@@ -162,19 +160,16 @@ export function escapeXml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-function isAttached(node: GraphNode | undefined, toolName: string): boolean {
-  return node?.tools?.some((tool) => tool.source === 'remote' && tool.name === toolName) === true;
-}
-
 function boxOf(node: GraphNode, fileTools: FileTool[]): PlacedNode {
-  const inFile = new Set(fileTools.filter((tool) => tool.node === node.name).map((tool) => tool.name));
+  const declared = fileTools.filter((tool) => tool.node === node.name);
+  const inFile = new Set(declared.map((tool) => tool.name));
   const tools: ToolLine[] = (node.tools ?? []).map((tool) => ({
     name: tool.name,
     status: tool.source,
     inFile: tool.source === 'remote' && inFile.has(tool.name),
   }));
-  for (const name of inFile) {
-    if (!isAttached(node, name)) tools.push({ name, status: 'missing', inFile: true });
+  for (const tool of declared) {
+    if (tool.attached === false) tools.push({ name: tool.name, status: 'missing', inFile: true });
   }
   const box: PlacedNode = { name: node.name, kind: node.kind, x: 0, y: 0, width: 0, height: 0, tools };
   sizeBox(box, kindLabel(box));
