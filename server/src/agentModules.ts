@@ -7,6 +7,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { AGENT_EXTENSIONS, moduleExports } from '../../runtime/src/workspace/agentCandidates';
 
 /** One module the `agent` field could name, with the exports found in it. */
 export interface AgentModule {
@@ -20,29 +21,9 @@ export interface AgentModule {
   graphExports: number;
 }
 
-// The runtime resolves `graph` to the first of these that exists (SPEC §1).
-const EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+const EXTENSIONS: readonly string[] = AGENT_EXTENSIONS;
 const MAX_FILES = 200;
 const MAX_FILE_BYTES = 512 * 1024;
-
-const COMPILED = /export\s+(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*[^;]*?\.compile\s*\(/g;
-const NAMED = /export\s+(?:const|let|var|function\*?|async\s+function|class)\s+([A-Za-z_$][\w$]*)/g;
-const LIST = /export\s*\{([^}]*)\}/g;
-
-function exportsOf(source: string): { exports: string[]; graphExports: number } {
-  const graphs = new Set<string>();
-  for (const m of source.matchAll(COMPILED)) graphs.add(m[1]);
-  const others = new Set<string>();
-  for (const m of source.matchAll(NAMED)) if (!graphs.has(m[1])) others.add(m[1]);
-  for (const m of source.matchAll(LIST)) {
-    for (const part of m[1].split(',')) {
-      const name = part.trim().split(/\s+as\s+/).pop()?.trim();
-      if (name && /^[A-Za-z_$][\w$]*$/.test(name) && !graphs.has(name)) others.add(name);
-    }
-  }
-  if (/export\s+default\b/.test(source)) others.add('default');
-  return { exports: [...graphs, ...others], graphExports: graphs.size };
-}
 
 /** Lists the modules in `folder` an `agent` field could name, graph-looking ones first. */
 export async function findAgentModules(folder: string): Promise<AgentModule[]> {
@@ -69,7 +50,7 @@ export async function findAgentModules(folder: string): Promise<AgentModule[]> {
       const info = await stat(file);
       if (!info.isFile()) continue;
       const source = info.size <= MAX_FILE_BYTES ? await readFile(file, 'utf8') : '';
-      modules.push({ module, file, ...exportsOf(source) });
+      modules.push({ module, file, ...moduleExports(source) });
     } catch {
       // A file that vanished or cannot be read is simply not a candidate.
     }

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
+import { AGENT_EXTENSIONS } from '../workspace/agentCandidates';
 import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
 import { isStateGraph } from '../graph/stateGraph';
 import { splitAgentSpec } from '../rules/rules/agent-invalid';
@@ -26,8 +27,7 @@ export class AgentLoadError extends Error {
   }
 }
 
-/** Module extensions tried, in order, when the agent's module has none (SPEC §1). */
-export const AGENT_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
+export { AGENT_EXTENSIONS };
 const COMPILED = new Set(['.ts', '.mts', '.cts']);
 const LOADABLE = new Set([...COMPILED, '.js', '.mjs', '.cjs']);
 

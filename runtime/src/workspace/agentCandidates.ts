@@ -38,22 +38,37 @@ export function findAgentCandidates(dir: string): string[] {
   return [...new Set(specs.sort((a, b) => a.rank - b.rank || a.spec.localeCompare(b.spec)).map((s) => s.spec))];
 }
 
-/** Names of exports that look like compiled graphs (`export const app = graph.compile()`). */
-export function compiledGraphExports(source: string): string[] {
-  const names: string[] = [];
-  const direct = /export\s+(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*[^;]*?\.compile\s*\(/g;
-  for (let m = direct.exec(source); m; m = direct.exec(source)) names.push(m[1]);
-  if (names.length === 0) {
-    const compiled = /(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*[^;]*?\.compile\s*\(/g;
-    const locals = new Set<string>();
-    for (let m = compiled.exec(source); m; m = compiled.exec(source)) locals.add(m[1]);
-    const list = /export\s*\{([^}]*)\}/g;
-    for (let m = list.exec(source); m; m = list.exec(source)) {
-      for (const part of m[1].split(',')) {
-        const [local, alias] = part.trim().split(/\s+as\s+/);
-        if (locals.has(local)) names.push(alias ?? local);
-      }
+const COMPILED = /(export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*[^;]*?\.compile\s*\(/g;
+const NAMED = /export\s+(?:const|let|var|function\*?|async\s+function|class)\s+([A-Za-z_$][\w$]*)/g;
+const LIST = /export\s*\{([^}]*)\}/g;
+
+/**
+ * The exports of a module's source, read (never run): those that look like compiled graphs
+ * (`export const app = graph.compile()`, or a compiled local in `export { app }`) first, then the
+ * others. `graphExports` says how many of `exports` are graph-looking.
+ */
+export function moduleExports(source: string): { exports: string[]; graphExports: number } {
+  const graphs = new Set<string>();
+  const compiledLocals = new Set<string>();
+  for (const m of source.matchAll(COMPILED)) (m[1] ? graphs : compiledLocals).add(m[2]);
+  const others = new Set<string>();
+  for (const m of source.matchAll(NAMED)) if (!graphs.has(m[1])) others.add(m[1]);
+  for (const m of source.matchAll(LIST)) {
+    for (const part of m[1].split(',')) {
+      const [local, alias] = part.trim().split(/\s+as\s+/).map((x) => x.trim());
+      const name = alias ?? local;
+      if (!name || !/^[A-Za-z_$][\w$]*$/.test(name) || graphs.has(name)) continue;
+      if (compiledLocals.has(local)) graphs.add(name);
+      else others.add(name);
     }
   }
-  return names;
+  for (const g of graphs) others.delete(g);
+  if (/export\s+default\b/.test(source)) others.add('default');
+  return { exports: [...graphs, ...others], graphExports: graphs.size };
+}
+
+/** Names of exports that look like compiled graphs. */
+export function compiledGraphExports(source: string): string[] {
+  const { exports, graphExports } = moduleExports(source);
+  return exports.slice(0, graphExports);
 }
