@@ -6,7 +6,20 @@ import { join, relative } from 'node:path';
 import { auditConfig, LineIndex, RULES } from '../../runtime/src/rules/index';
 import { loadCorpus, CORPUS_DIR } from '../support/corpus';
 import { runCli, ROOT } from '../support/run';
-import { startGraphServer, CORPUS_SERVER_NODES, type Behaviour, type GraphServer } from '../support/graphServer';
+import { GraphHttpServer, type FakeNode, type Hostility } from '../support/graphHttp';
+
+/** The corpus graph (test/support/corpus.ts) as a server without remote tools attached lists it. */
+const CORPUS_SERVER_NODES: FakeNode[] = [
+  { name: 'agent', type: 'model_node' },
+  { name: 'TOOL', type: 'tool_node', tools: [{ name: 'get_time', description: 'Get the current time on the server.', source: 'local' }] },
+  { name: 'format_answer', type: 'function_node' },
+];
+
+async function startGraphServer(nodes: FakeNode[], hostility: Hostility = { kind: 'none' }): Promise<GraphHttpServer> {
+  const server = new GraphHttpServer({ nodes });
+  server.hostility = hostility;
+  return server.start();
+}
 
 const corpus = loadCorpus();
 const temp = mkdtempSync(join(tmpdir(), '10xgraph-cli-'));
@@ -197,11 +210,11 @@ describe('audit on hostile files', () => {
 });
 
 describe('audit --graph-url against a real loopback server', () => {
-  let server: GraphServer;
+  let server: GraphHttpServer;
   before(async () => {
     server = await startGraphServer(CORPUS_SERVER_NODES);
   });
-  after(() => server.close());
+  after(() => server.stop());
 
   test('checks node names against the live graph', async () => {
     const result = await runCli(['audit', join(CORPUS_DIR, 'node-not-found.json'), '--graph-url', server.url, '--format', 'json']);
@@ -223,16 +236,16 @@ describe('audit --graph-url against a real loopback server', () => {
     await runCli(['audit', join(CORPUS_DIR, 'valid-minimal.json'), '--graph-url', server.url], { env: { TENXGRAPH_TOKEN: 's3cret' } });
     const sent = server.requests.slice(before);
     assert.equal(sent.length, 2);
-    for (const req of sent) assert.equal(req.headers.authorization, 'Bearer s3cret');
+    for (const req of sent) assert.equal(req.authorization, 'Bearer s3cret');
   });
 
-  const hostile: Array<[string, Behaviour, RegExp]> = [
+  const hostile: Array<[string, Hostility, RegExp]> = [
     ['a 500', { kind: 'status', status: 500 }, /answered 500/],
     ['a 401', { kind: 'status', status: 401 }, /answered 401: the server needs a token/],
     ['malformed JSON', { kind: 'malformed' }, /did not answer JSON/],
     ['a huge body', { kind: 'huge', bytes: 8 * 1024 * 1024 }, /is larger than 5242880 bytes/],
-    ['no answer', { kind: 'hang' }, /no answer from http:\/\/127\.0\.0\.1:\d+ within 300 ms/],
-    ['a redirect to another origin', { kind: 'redirect', location: 'http://127.0.0.2:9' }, /redirects to another origin \(http:\/\/127\.0\.0\.2:9\); not followed/],
+    ['no answer', { kind: 'slow', ms: 60_000 }, /no answer from http:\/\/127\.0\.0\.1:\d+ within 300 ms/],
+    ['a redirect to another origin', { kind: 'redirect', to: 'http://127.0.0.2:9' }, /redirects to another origin \(http:\/\/127\.0\.0\.2:9\); not followed/],
   ];
   for (const [what, behaviour, message] of hostile) {
     test(`${what}: exit 2 and a one-line reason`, async () => {
@@ -244,7 +257,7 @@ describe('audit --graph-url against a real loopback server', () => {
         assert.equal(result.stderr.trim().split('\n').length, 1);
         assert.equal(result.stdout, '');
       } finally {
-        await bad.close();
+        await bad.stop();
       }
     });
   }
@@ -252,7 +265,7 @@ describe('audit --graph-url against a real loopback server', () => {
   test('an unreachable server: exit 2', async () => {
     const gone = await startGraphServer([]);
     const url = gone.url;
-    await gone.close();
+    await gone.stop();
     const result = await runCli(['audit', join(CORPUS_DIR, 'valid-minimal.json'), '--graph-url', url]);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /nothing is listening at http:\/\/127\.0\.0\.1:\d+/);

@@ -15,7 +15,7 @@ import { formatProblemLine } from '../../runtime/src/cli/format';
 import { auditConfig, LineIndex, type Problem } from '../../runtime/src/rules/index';
 import { generateConfig } from '../../bench/generate';
 import { CORPUS_GRAPH } from '../support/corpus';
-import { TestClient, fileUri, waitFor } from '../server/lspClient';
+import { TestClient, fileUri, waitFor } from '../support/lspClient';
 import { createAgentFolder, type AgentFolder } from './support/agentFolder';
 import { peakRss, runMeasured, type MeasuredRun } from './support/processes';
 

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DidChangeConfigurationNotification, HoverRequest } from 'vscode-languageserver-protocol/node';
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
-import { fileUri, tempFolder, TestClient } from '../server/lspClient';
+import { fileUri, tempFolder, TestClient } from '../support/lspClient';
 import { pollUntil } from './netSupport/apiProcess';
 import { bigGraph, envelope, HostileServer, validAnswer, type Behaviour } from './netSupport/hostileServers';
 

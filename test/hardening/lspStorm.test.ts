@@ -30,7 +30,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { auditConfig, LineIndex } from '../../runtime/src/rules/index';
 import { toDiagnostic } from '../../server/src/diagnostics';
-import { fileUri, ROOT, tempFolder, TestClient, waitFor } from '../server/lspClient';
+import { fileUri, ROOT, tempFolder, TestClient, waitFor } from '../support/lspClient';
 import { countFrom, Random, seedFrom } from './netSupport/random';
 
 const EDITS = countFrom('TENXGRAPH_STORM_EDITS', 10_000);

@@ -18,8 +18,8 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import { applyEdits, applySafeFixes, auditConfig, type Fix } from '../../runtime/src/rules/index';
 import { findAgentCandidates } from '../../runtime/src/workspace/agentCandidates';
-import { TestClient, fileUri, ROOT, tempFolder } from './lspClient';
-import { GraphHttpServer, QUICKSTART_LIKE_GRAPH } from './graphHttp';
+import { TestClient, fileUri, ROOT, tempFolder } from '../support/lspClient';
+import { GraphHttpServer, QUICKSTART_LIKE_GRAPH } from '../support/graphHttp';
 
 const CORPUS = join(ROOT, 'test', 'fixtures', 'corpus');
 const files = readdirSync(CORPUS).filter((f) => f.endsWith('.json')).sort().map((f) => join(CORPUS, f));

@@ -13,7 +13,7 @@ import {
   HoverRequest,
   DocumentSymbolRequest,
 } from 'vscode-languageserver-protocol/node';
-import { TestClient, fileUri, tempFolder, waitFor } from './lspClient';
+import { TestClient, fileUri, tempFolder, waitFor } from '../support/lspClient';
 
 const VALID = `{
   "agent": "graph:app",

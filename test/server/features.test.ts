@@ -20,8 +20,8 @@ import {
   type SymbolInformation,
   type TextEdit,
 } from 'vscode-languageserver-protocol/node';
-import { TestClient, fileUri, tempFolder } from './lspClient';
-import { GraphHttpServer, QUICKSTART_LIKE_GRAPH } from './graphHttp';
+import { TestClient, fileUri, tempFolder } from '../support/lspClient';
+import { GraphHttpServer, QUICKSTART_LIKE_GRAPH } from '../support/graphHttp';
 
 /** Splits a fixture at its `|` marker. */
 function marked(source: string): { text: string; position: { line: number; character: number } } {

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DocumentSymbolRequest, ExecuteCommandRequest, type Diagnostic } from 'vscode-languageserver-protocol/node';
 import { TrustNotification, type StatusParams } from '../../server/src/protocol';
-import { TestClient, fileUri, tempFolder, waitFor } from './lspClient';
-import { GraphHttpServer, QUICKSTART_LIKE_GRAPH, type Hostility } from './graphHttp';
+import { TestClient, fileUri, tempFolder, waitFor } from '../support/lspClient';
+import { GraphHttpServer, QUICKSTART_LIKE_GRAPH, type Hostility } from '../support/graphHttp';
 
 const CONFIG = `{
   "agent": "graph:app",

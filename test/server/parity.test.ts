@@ -13,8 +13,8 @@ import type { Diagnostic } from 'vscode-languageserver-protocol/node';
 import { auditConfig, LineIndex, type AuditOptions, type Graph, type Problem } from '../../runtime/src/rules/index';
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
 import { findAgentCandidates } from '../../runtime/src/workspace/agentCandidates';
-import { TestClient, fileUri, ROOT } from './lspClient';
-import { GraphHttpServer } from './graphHttp';
+import { TestClient, fileUri, ROOT } from '../support/lspClient';
+import { GraphHttpServer } from '../support/graphHttp';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures');
 

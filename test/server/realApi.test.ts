@@ -12,7 +12,7 @@ import { startApiServer, type RunningApiServer } from '../../runtime/src/api/ind
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
 import { auditConfig, LineIndex, type Graph } from '../../runtime/src/rules/index';
 import type { StatusParams } from '../../server/src/protocol';
-import { TestClient, fileUri, ROOT, tempFolder } from './lspClient';
+import { TestClient, fileUri, ROOT, tempFolder } from '../support/lspClient';
 
 const QUICKSTART_CONFIG = join(ROOT, 'examples', 'quickstart', '10xgraph.json');
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };

@@ -10,7 +10,7 @@ import { DEFAULT_SETTINGS, parseSettings, sectionFromInitializationOptions, trus
 import { matchAny, matchGlob } from '../../server/src/glob';
 import { matchPathsOf } from '../../server/src/paths';
 import { DidChangeWorkspaceFoldersNotification } from 'vscode-languageserver-protocol/node';
-import { TestClient, fileUri, tempFolder, waitFor } from './lspClient';
+import { TestClient, fileUri, tempFolder, waitFor } from '../support/lspClient';
 
 const BROKEN = '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "a", "description": "Read the clipboard text.", "desc": 1}]}';
 const CLOSED_PORT_URL = 'http://127.0.0.1:9';

@@ -21,7 +21,7 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from 'vscode-languageserver-protocol/node';
-import { ROOT, SERVER_JS, fileUri, tempFolder, waitFor } from './lspClient';
+import { ROOT, SERVER_JS, fileUri, tempFolder, waitFor } from '../support/lspClient';
 
 const BIN = join(ROOT, 'node_modules', '.bin', '10xgraph-language-server');
 

@@ -4,7 +4,7 @@
  * records what the server pushes (diagnostics, statuses, refresh requests, logs) so tests can
  * poll for it; nothing here sleeps a fixed time.
  */
-import { poll, within } from '../support/poll';
+import { poll, within } from './poll';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
