@@ -5,7 +5,7 @@
  */
 import { generateConfig } from './generate';
 import { SYNC, jsonLanguageService } from './implementations';
-import { median, ms, peakMemoryMiB, ratio, table, timeRuns } from './measure';
+import { collectGarbage, median, ms, peakMemoryMiB, ratio, table, timeRuns } from './measure';
 
 export const SIZES = [100, 1_000, 10_000, 50_000] as const;
 const IMPLS = ['audit', 'jsonc-parser visit', 'jsonc-parser parseTree', 'JSON.parse', 'vscode-json-languageservice'] as const;
@@ -31,20 +31,21 @@ export async function benchAudit(log: (line: string) => void = () => undefined):
   for (const tools of SIZES) {
     const text = generateConfig(tools);
     data.bytes[tools] = Buffer.byteLength(text);
-    // Interleave the implementations round by round so drift in the machine hits them alike.
+    // One implementation at a time, from a collected heap, so none pays for another's garbage
+    // (vscode-json-languageservice leaves hundreds of MB at 50,000 tools); warm runs first.
     const samples: Record<string, number[]> = Object.fromEntries(IMPLS.map((i) => [i, []]));
     const runs = runsFor(tools);
-    for (const impl of IMPLS.filter((i) => i !== 'vscode-json-languageservice')) timeRuns(() => SYNC[impl](text), 0, 2);
-    for (let round = 0; round < runs; round++) {
-      for (const impl of IMPLS) {
-        if (impl === 'vscode-json-languageservice') {
-          if (round >= Math.max(3, Math.ceil(runs / 3))) continue;
+    for (const impl of IMPLS) {
+      collectGarbage();
+      if (impl === 'vscode-json-languageservice') {
+        await jsonLanguageService(text);
+        for (let round = 0; round < Math.max(3, Math.ceil(runs / 3)); round++) {
           const start = process.hrtime.bigint();
           await jsonLanguageService(text);
           samples[impl].push(Number(process.hrtime.bigint() - start) / 1e6);
-        } else {
-          samples[impl].push(...timeRuns(() => SYNC[impl](text), 1, 0));
         }
+      } else {
+        samples[impl].push(...timeRuns(() => SYNC[impl](text), runs, 2));
       }
     }
     for (const impl of IMPLS) data.times[impl][tools] = median(samples[impl]);
@@ -77,7 +78,7 @@ export async function benchAudit(log: (line: string) => void = () => undefined):
 Median wall time in milliseconds of one full audit without a graph (\`auditConfig\`, the shipped bundle
 \`runtime/dist/rules.js\`), side by side with \`jsonc-parser\`'s \`visit\` and \`parseTree\`, \`JSON.parse\`, and
 \`vscode-json-languageservice\` parsing and validating against \`schemas/10xgraph.schema.json\`. The implementations
-run interleaved, round by round, in one process. Generated configs (\`bench/generate.ts\`) with about one broken
+run one after the other in one process, each from a collected heap (\`--expose-gc\`) after two warm-up runs. Generated configs (\`bench/generate.ts\`) with about one broken
 tool in a thousand.
 
 ${table(['tools', 'size', 'audit', 'visit', 'parseTree', 'JSON.parse', 'json-languageservice', 'audit / visit', 'json-ls / audit', 'audit / JSON.parse'], rows)}
@@ -101,9 +102,9 @@ export function plotAuditTimes(data: AuditBenchData): string {
     ['jsonc-parser parseTree', '#39a'],
     ['vscode-json-languageservice', '#a6c'],
   ];
-  const width = 640;
+  const width = 720;
   const height = 400;
-  const pad = { left: 70, right: 200, top: 30, bottom: 50 };
+  const pad = { left: 70, right: 250, top: 30, bottom: 50 };
   const xs = SIZES.map((s) => data.bytes[s]);
   const all = series.flatMap(([impl]) => SIZES.map((s) => data.times[impl][s]));
   const [xmin, xmax] = [Math.log10(Math.min(...xs)), Math.log10(Math.max(...xs))];

@@ -27,6 +27,11 @@ export function timeRuns(fn: () => unknown, runs: number, warmup = 2): number[] 
   return times;
 }
 
+/** Runs a full garbage collection when node was started with --expose-gc. */
+export function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 /** Formats milliseconds for a table. */
 export function ms(value: number): string {
   return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
