@@ -26,7 +26,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { type Analysis, analyzeConfig, applySafeFixes, RULESET_VERSION } from '../../runtime/src/rules/index';
 import type { AuditOptions, Graph } from '../../runtime/src/rules/types';
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
-import { findAgentCandidates } from '../../runtime/src/workspace/agentCandidates';
+import { agentSpecs } from '../../runtime/src/workspace/agentCandidates';
 import { type AgentModule, findAgentModules } from './agentModules';
 import { fixAllAction, FIX_ALL_KIND, kindRequested, quickFixActions, type EditTarget } from './codeActions';
 import { completeAt } from './completion';
@@ -341,7 +341,7 @@ class TenxGraphServer {
     const cached = this.agentCache.get(folder);
     if (cached && this.now() - cached.at < AGENT_MODULES_TTL_MS) return cached.agents;
     const agents = findAgentModules(folder).then(
-      (modules) => ({ modules, candidates: findAgentCandidates(folder) }),
+      (modules) => ({ modules, candidates: agentSpecs(modules) }),
       () => ({ modules: [], candidates: [] }),
     );
     this.agentCache.set(folder, { at: this.now(), agents });

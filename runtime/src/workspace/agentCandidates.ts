@@ -11,6 +11,15 @@ export const AGENT_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
 const MAX_FILE_BYTES = 512 * 1024;
 const MAX_FILES = 200;
 
+/** A module beside a config, read from its source: its exports, graph-looking ones first. */
+export interface ModuleExports {
+  /** The module as `agent` spells it (no extension). */
+  module: string;
+  exports: string[];
+  /** How many of `exports`, from the start, look like compiled graphs. */
+  graphExports: number;
+}
+
 /** `module:export` specs found in `dir`, likeliest first (files named graph/agent/app first). */
 export function findAgentCandidates(dir: string): string[] {
   let names: string[];
@@ -19,11 +28,10 @@ export function findAgentCandidates(dir: string): string[] {
   } catch {
     return [];
   }
-  const specs: Array<{ spec: string; rank: number }> = [];
+  const modules: ModuleExports[] = [];
   for (const name of names.slice(0, MAX_FILES)) {
     const ext = AGENT_EXTENSIONS.find((e) => name.endsWith(e));
     if (!ext || name.endsWith('.d.ts') || /\.(test|spec)\./.test(name)) continue;
-    const module = name.slice(0, -ext.length);
     const path = join(dir, name);
     let source: string;
     try {
@@ -32,8 +40,21 @@ export function findAgentCandidates(dir: string): string[] {
     } catch {
       continue;
     }
-    const rank = /^(graph|agent|app|main)$/.test(module) ? 0 : 1;
-    for (const exportName of compiledGraphExports(source)) specs.push({ spec: `${module}:${exportName}`, rank });
+    modules.push({ module: name.slice(0, -ext.length), ...moduleExports(source) });
+  }
+  return agentSpecs(modules);
+}
+
+/**
+ * The `module:export` specs of the compiled graphs of `modules`, likeliest first: modules named
+ * graph, agent, app or main, then the others, each in alphabetical order. The CLI and the
+ * language server offer the same specs in the same order.
+ */
+export function agentSpecs(modules: readonly ModuleExports[]): string[] {
+  const specs: Array<{ spec: string; rank: number }> = [];
+  for (const m of modules) {
+    const rank = /^(graph|agent|app|main)$/.test(m.module) ? 0 : 1;
+    for (const exportName of m.exports.slice(0, m.graphExports)) specs.push({ spec: `${m.module}:${exportName}`, rank });
   }
   return [...new Set(specs.sort((a, b) => a.rank - b.rank || a.spec.localeCompare(b.spec)).map((s) => s.spec))];
 }
@@ -65,10 +86,4 @@ export function moduleExports(source: string): { exports: string[]; graphExports
   for (const g of graphs) others.delete(g);
   if (/export\s+default\b/.test(source)) others.add('default');
   return { exports: [...graphs, ...others], graphExports: graphs.size };
-}
-
-/** Names of exports that look like compiled graphs. */
-export function compiledGraphExports(source: string): string[] {
-  const { exports, graphExports } = moduleExports(source);
-  return exports.slice(0, graphExports);
 }
