@@ -59,3 +59,13 @@ describe('the rule catalog', () => {
     }
   });
 });
+
+test('the version the server reports and the rule set names is the runtime package version', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { VERSION } = await import('../../runtime/src/version');
+  const { RULESET_VERSION } = await import('../../runtime/src/rules/index');
+  const runtime = JSON.parse(readFileSync(join(__dirname, '..', '..', 'runtime', 'package.json'), 'utf8')) as { version: string };
+  assert.equal(VERSION, runtime.version);
+  assert.equal(RULESET_VERSION, VERSION);
+});

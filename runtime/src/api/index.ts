@@ -12,4 +12,3 @@ export type { ThreadRecord, ThreadStatus } from './store';
 export { ApiError, statusForRunError } from './errors';
 export { parseRunRequest } from './validate';
 export type { RunRequest } from './validate';
-export { packageVersion } from './version';

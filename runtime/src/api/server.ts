@@ -16,7 +16,7 @@ import { ApiError, statusForRunError } from './errors';
 import { readJsonBody, sendData, sendError } from './http';
 import { ThreadStore, type ThreadRecord } from './store';
 import { parseRunRequest, type RunRequest } from './validate';
-import { packageVersion } from './version';
+import { VERSION } from '../version';
 
 /** The graph a server runs: a compiled graph, possibly made by another copy of the library. */
 export type ServableGraph = Pick<CompiledGraph, 'describe' | 'stream'>;
@@ -93,7 +93,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const { graph } = options;
   const log = options.log ?? silent;
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const version = options.version ?? packageVersion();
+  const version = options.version ?? VERSION;
   const token = options.token ?? process.env.TENXGRAPH_TOKEN ?? '';
   const ownsStore = !(options.db instanceof ThreadStore);
   const store = options.db instanceof ThreadStore ? options.db : new ThreadStore(options.db ?? ':memory:');

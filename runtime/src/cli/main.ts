@@ -4,6 +4,7 @@
  */
 import { runAudit } from './audit';
 import { runApi } from './api';
+import { VERSION } from '../version';
 
 const USAGE = `usage: 10xgraph <command> [options]
 
@@ -39,8 +40,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-declare const __VERSION__: string | undefined;
-const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : '0.1.0';
 
 if (require.main === module) {
   main(process.argv.slice(2)).then(

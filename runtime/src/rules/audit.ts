@@ -1,3 +1,4 @@
+import { VERSION } from '../version';
 import type { AuditOptions, GraphNode, Problem, ProblemCode } from './types';
 import { RULES } from './catalog';
 import { type RuleContext, buildToolViews } from './context';
@@ -7,7 +8,7 @@ import { collectSyntaxProblems } from './rules/invalid-json';
 import { ALL_RULES } from './rules/index';
 
 /** The rule set's version: the 10xgraph version whose server start-up it reproduces. */
-export const RULESET_VERSION = '0.1.0';
+export const RULESET_VERSION = VERSION;
 
 /** A remote tool as the server attaches it. */
 export interface RemoteToolSchema {

@@ -13,5 +13,5 @@ export { RULES, ruleDocsAnchor } from './catalog';
 export type { RuleInfo } from './catalog';
 export { LineIndex } from './lineIndex';
 export type { JsonNode } from './parse';
-export { nodeAtOffset, pathOfNode, valueOfNode, propertyOf } from './parse';
+export { nodeAtOffset, pathOfNode } from './parse';
 export { Tree, Kind, NONE } from './tree';

@@ -16,49 +16,6 @@ export interface JsonNode {
   children?: JsonNode[];
 }
 
-/** The last property of `object` named `key` (the one a strict parser keeps), if any. */
-export function propertyOf(object: JsonNode | undefined, key: string): JsonNode | undefined {
-  const children = object?.type === 'object' ? object.children : undefined;
-  if (!children) return undefined;
-  for (let i = children.length - 1; i >= 0; i--) {
-    const property = children[i];
-    if (property.children![0].value === key) return property;
-  }
-  return undefined;
-}
-
-/** The value node of `object[key]` as a strict parser keeps it. */
-export function valueOf(object: JsonNode | undefined, key: string): JsonNode | undefined {
-  return propertyOf(object, key)?.children![1];
-}
-
-/** The plain JavaScript value of a node, with repeated keys resolved as a strict parser does. */
-export function valueOfNode(node: JsonNode): unknown {
-  // Iterative, like the parser, so deep values cannot overflow the stack.
-  const build = (n: JsonNode): unknown => (n.type === 'object' ? {} : n.type === 'array' ? [] : n.value);
-  const rootValue = build(node);
-  const work: Array<[JsonNode, unknown]> = [[node, rootValue]];
-  while (work.length > 0) {
-    const [n, target] = work.pop()!;
-    if (n.type === 'object') {
-      for (const property of n.children!) {
-        const [key, value] = property.children!;
-        if (!value) continue;
-        const v = build(value);
-        Object.defineProperty(target, key.value as string, { value: v, enumerable: true, writable: true, configurable: true });
-        if (value.type === 'object' || value.type === 'array') work.push([value, v]);
-      }
-    } else if (n.type === 'array') {
-      for (const item of n.children!) {
-        const v = build(item);
-        (target as unknown[]).push(v);
-        if (item.type === 'object' || item.type === 'array') work.push([item, v]);
-      }
-    }
-  }
-  return rootValue;
-}
-
 /** The innermost node that contains `offset` (the end included, as editors expect at a cursor). */
 export function nodeAtOffset(root: JsonNode, offset: number): JsonNode | undefined {
   if (offset < root.offset || offset > root.offset + root.length) return undefined;
