@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'esbuild';
 import { AGENT_EXTENSIONS } from '../workspace/agentCandidates';
 import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
+import { GraphError } from '../graph/errors';
 import { isStateGraph } from '../graph/stateGraph';
 import { splitAgentSpec } from '../rules/rules/agent-invalid';
 
@@ -17,13 +18,12 @@ import { splitAgentSpec } from '../rules/rules/agent-invalid';
 export type AgentLoadErrorCode = 'agent-invalid' | 'agent-module-not-found' | 'agent-module-failed' | 'agent-export-not-found' | 'agent-export-not-graph';
 
 /** The agent module could not be loaded; the message says which file and what to do. */
-export class AgentLoadError extends Error {
-  readonly code: AgentLoadErrorCode;
+export class AgentLoadError extends GraphError {
+  declare readonly code: AgentLoadErrorCode;
 
   constructor(code: AgentLoadErrorCode, message: string) {
-    super(message);
+    super(code, message);
     this.name = 'AgentLoadError';
-    this.code = code;
   }
 }
 
