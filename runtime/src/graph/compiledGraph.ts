@@ -4,6 +4,9 @@
  * at `END` or when a ToolNode hands calls to the client. The graph keeps no thread state itself:
  * the caller passes the thread's checkpoint in and stores the one that comes out.
  */
+import { nodeNotFoundMessage } from '../rules/rules/node-not-found';
+import { nodeNotToolNodeMessage } from '../rules/rules/node-not-tool-node';
+import { nameConflictMessage } from '../rules/rules/name-conflicts-with-server-tool';
 import type { Graph } from '../rules/types';
 import { AttachRemoteToolsError, GraphRunError, errorCodeOf, errorMessageOf } from './errors';
 import { newMessageId, type Message, type RemoteCall } from './messages';
@@ -119,28 +122,14 @@ export class CompiledGraph {
    * many tools were attached.
    */
   attachRemoteTools(schemas: readonly RemoteToolDefinition[], nodeName: string): number {
-    // The messages are the rule set's own wording, so the log and the editor read alike.
+    // The messages are the rule set's own, so the log and the editor read alike.
     const node = this.definition.nodes.get(nodeName);
     const toolNodes = this.toolNodeNames();
     const label = schemas.length > 0 ? `tool '${schemas[0]!.name}'` : 'the remote tools';
-    const listed = (names: string[], ellipsis: boolean) =>
-      names.length
-        ? ` ToolNodes: ${names.slice(0, 10).map((name) => `'${name}'`).join(', ')}${ellipsis && names.length > 10 ? ', …' : ''}.`
-        : ' The graph has no ToolNode.';
-    if (node === undefined) {
-      throw new AttachRemoteToolsError('node-not-found', `The graph has no node named '${nodeName}' (node of ${label}).${listed(toolNodes, true)}`);
-    }
-    if (!isToolNode(node)) {
-      const kind = kindOf(node) === 'model_node' ? 'a model node' : 'a function node';
-      throw new AttachRemoteToolsError('node-not-tool-node', `'${nodeName}' (node of ${label}) is ${kind}, not a ToolNode: remote tools attach to a ToolNode.${listed(toolNodes, false)}`);
-    }
+    if (node === undefined) throw new AttachRemoteToolsError('node-not-found', nodeNotFoundMessage(nodeName, label, toolNodes));
+    if (!isToolNode(node)) throw new AttachRemoteToolsError('node-not-tool-node', nodeNotToolNodeMessage(nodeName, label, kindOf(node), toolNodes));
     for (const schema of schemas) {
-      if (node.hasServerTool(schema.name)) {
-        throw new AttachRemoteToolsError(
-          'name-conflicts-with-server-tool',
-          `Node '${nodeName}' already has a server tool named '${schema.name}': the model could not tell them apart. Rename the remote tool.`,
-        );
-      }
+      if (node.hasServerTool(schema.name)) throw new AttachRemoteToolsError('name-conflicts-with-server-tool', nameConflictMessage(nodeName, schema.name));
     }
     node.addRemoteTools(schemas);
     return schemas.length;

@@ -145,6 +145,12 @@ export function shown(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+/** " ToolNodes: 'A', 'B'." for a message (the first ten, "…" after them when `ellipsis`), or that there is none. */
+export function listToolNodes(names: readonly string[], ellipsis: boolean): string {
+  if (names.length === 0) return ' The graph has no ToolNode.';
+  return ` ToolNodes: ${names.slice(0, 10).map((n) => `'${shown(n)}'`).join(', ')}${ellipsis && names.length > 10 ? ', …' : ''}.`;
+}
+
 /** How a message names the type of a value: "an array", "a number", "null". */
 export function describeType(tree: Tree, node: number): string {
   switch (tree.kind[node]) {

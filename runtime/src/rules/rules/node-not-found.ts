@@ -1,10 +1,15 @@
 import type { Rule } from '../context';
-import { toolNodes, shown } from '../context';
+import { listToolNodes, toolNodes, shown } from '../context';
 import { byCloseness } from '../similarity';
 
 /** At most this many replacement names are offered: a huge graph must not flood the editor. */
 export const MAX_NODE_FIXES = 20;
 import type { Fix } from '../types';
+
+/** The message of `node-not-found`, also thrown by `CompiledGraph.attachRemoteTools`. */
+export function nodeNotFoundMessage(node: string, label: string, toolNodeNames: readonly string[]): string {
+  return `The graph has no node named '${shown(node)}' (node of ${label}).${listToolNodes(toolNodeNames, true)}`;
+}
 
 /** `node-not-found`: `node` names a node of the graph. */
 export const nodeNotFound: Rule = {
@@ -23,10 +28,9 @@ export const nodeNotFound: Rule = {
         isPreferred: i === 0,
       }));
       if (graph.origin === 'live') fixes.push({ title: 'Refetch the graph (the server may have changed)', edits: [], command: 'refetch-graph' });
-      const known = names.length ? ` ToolNodes: ${names.slice(0, 10).map((n) => `'${shown(n)}'`).join(', ')}${names.length > 10 ? ', …' : ''}.` : ' The graph has no ToolNode.';
       report({
         code: 'node-not-found',
-        message: `The graph has no node named '${shown(node)}' (node of ${tool.label}).${known}`,
+        message: nodeNotFoundMessage(node, tool.label, names),
         node: value,
         fixes,
       });

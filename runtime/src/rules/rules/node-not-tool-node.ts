@@ -1,9 +1,14 @@
 import type { Rule } from '../context';
-import { toolNodes, shown } from '../context';
+import { listToolNodes, toolNodes, shown } from '../context';
 import { byCloseness } from '../similarity';
 import { MAX_NODE_FIXES } from './node-not-found';
 
 const KIND: Record<string, string> = { model_node: 'a model node', function_node: 'a function node' };
+
+/** The message of `node-not-tool-node`, also thrown by `CompiledGraph.attachRemoteTools`. */
+export function nodeNotToolNodeMessage(node: string, label: string, kind: string, toolNodeNames: readonly string[]): string {
+  return `'${shown(node)}' (node of ${label}) is ${KIND[kind] ?? 'not a ToolNode'}, not a ToolNode: remote tools attach to a ToolNode.${listToolNodes(toolNodeNames, false)}`;
+}
 
 /** `node-not-tool-node`: `node` names a ToolNode, the only kind that carries tools. */
 export const nodeNotToolNode: Rule = {
@@ -18,7 +23,7 @@ export const nodeNotToolNode: Rule = {
       const value = tool.field.node;
       report({
         code: 'node-not-tool-node',
-        message: `'${shown(name!)}' (node of ${tool.label}) is ${KIND[found.kind] ?? 'not a ToolNode'}, not a ToolNode: remote tools attach to a ToolNode.${names.length ? ` ToolNodes: ${names.slice(0, 10).map((n) => `'${shown(n)}'`).join(', ')}.` : ' The graph has no ToolNode.'}`,
+        message: nodeNotToolNodeMessage(name!, tool.label, found.kind, names),
         node: value,
         fixes: byCloseness(name!, names).slice(0, MAX_NODE_FIXES).map((n, i) => ({
           title: `Change to '${n}'`,
