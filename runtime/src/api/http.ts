@@ -12,7 +12,7 @@ export interface Metadata {
 }
 
 /** Makes the metadata of an answer. */
-export function metadataFor(requestId: string, message: string): Metadata {
+function metadataFor(requestId: string, message: string): Metadata {
   return { request_id: requestId, timestamp: new Date().toISOString(), message };
 }
 
@@ -21,10 +21,15 @@ export function sendData(res: ServerResponse, requestId: string, data: unknown, 
   sendJson(res, status, { data, metadata: metadataFor(requestId, message) }, requestId);
 }
 
+/** The body of an error answer: `{error: {code, message}, metadata}`. */
+export function errorPayload(requestId: string, error: ApiError): { error: { code: string; message: string }; metadata: Metadata } {
+  return { error: { code: error.code, message: error.message }, metadata: metadataFor(requestId, error.message) };
+}
+
 /** Answers `{error: {code, message}, metadata}` with the error's status. */
 export function sendError(res: ServerResponse, requestId: string, error: ApiError, headers: Record<string, string> = {}): void {
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  sendJson(res, error.status, { error: { code: error.code, message: error.message }, metadata: metadataFor(requestId, error.message) }, requestId);
+  sendJson(res, error.status, errorPayload(requestId, error), requestId);
 }
 
 function sendJson(res: ServerResponse, status: number, payload: unknown, requestId: string): void {
@@ -43,7 +48,7 @@ function sendJson(res: ServerResponse, status: number, payload: unknown, request
 }
 
 /** Tells whether a Content-Type says JSON (`application/json`, `application/*+json`). */
-export function isJsonContentType(value: string | undefined): boolean {
+function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
   const type = value.split(';')[0]!.trim().toLowerCase();
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));

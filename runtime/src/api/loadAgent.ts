@@ -13,6 +13,7 @@ import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
 import { GraphError } from '../graph/errors';
 import { isStateGraph } from '../graph/stateGraph';
 import { splitAgentSpec } from '../rules/rules/agent-invalid';
+import { Kind, NONE, parseTree } from '../rules/tree';
 
 /** Why an agent module could not be loaded. */
 export type AgentLoadErrorCode = 'agent-invalid' | 'agent-module-not-found' | 'agent-module-failed' | 'agent-export-not-found' | 'agent-export-not-graph';
@@ -31,17 +32,12 @@ export { AGENT_EXTENSIONS };
 const COMPILED = new Set(['.ts', '.mts', '.cts']);
 const LOADABLE = new Set([...COMPILED, '.js', '.mjs', '.cjs']);
 
-/**
- * Splits `module:export` at its last colon; undefined when either part is blank. The rule set's
- * own split, so `agent-invalid` and the loader never disagree on what a spec names.
- */
-export function parseAgentSpec(agentSpec: string): { module: string; exportName: string } | undefined {
-  return splitAgentSpec(agentSpec);
-}
+/** Splits `module:export` at its last colon: the rule set's own split, so `agent-invalid` and the loader agree. */
+export { splitAgentSpec as parseAgentSpec };
 
 /** Finds the file of the agent's module, relative to the config's folder. Throws `AgentLoadError`. */
 export function resolveAgentModule(configPath: string, agentSpec: string): { file: string; exportName: string } {
-  const spec = parseAgentSpec(agentSpec);
+  const spec = splitAgentSpec(agentSpec);
   if (!spec) throw new AgentLoadError('agent-invalid', `Agent '${agentSpec}' is not of the form "module:export" (for example "graph:app").`);
   const base = resolve(dirname(resolve(configPath)), spec.module);
   const candidates = LOADABLE.has(extname(base)) ? [base] : AGENT_EXTENSIONS.map((ext) => base + ext);
@@ -162,4 +158,29 @@ function describeValue(value: unknown): string {
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'object') return 'an object';
   return `a ${typeof value}`;
+}
+
+/** The agent of a config and its loaded graph, or why there is none. */
+export type ConfigAgent =
+  | { ok: true; agent: string; graph: CompiledGraph }
+  | { ok: false; agent?: string; error?: string };
+
+/**
+ * The graph of the agent `text` names, loaded as `10xgraph api` loads it at start-up and
+ * `10xgraph audit` does by default. Without an agent (`agent` absent, not a `module:export`
+ * string, or a text that is not strict JSON) there is no `agent`; a module that does not load
+ * gives its `error`. Only the parse runs here: callers judge the text once, with the graph.
+ */
+export async function loadConfigAgent(configPath: string, text: string): Promise<ConfigAgent> {
+  const parsed = parseTree(text);
+  if (!parsed.ok) return { ok: false };
+  const tree = parsed.tree;
+  const node = tree.get(tree.root, 'agent');
+  const agent = node !== NONE && tree.kind[node] === Kind.String ? tree.string(node) : undefined;
+  if (agent === undefined || !splitAgentSpec(agent)) return { ok: false };
+  try {
+    return { ok: true, agent, graph: await loadAgentGraph(configPath, agent) };
+  } catch (error) {
+    return { ok: false, agent, error: error instanceof Error ? error.message : String(error) };
+  }
 }

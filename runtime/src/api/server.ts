@@ -13,7 +13,7 @@ import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import type { Message, RemoteCall } from '../graph/messages';
 import { validateResume } from '../graph/resume';
 import { ApiError, statusForRunError } from './errors';
-import { readJsonBody, sendData, sendError } from './http';
+import { errorPayload, readJsonBody, sendData, sendError } from './http';
 import { ThreadStore, type ThreadRecord } from './store';
 import { parseRunRequest, type RunRequest } from './validate';
 import { VERSION } from '../version';
@@ -224,7 +224,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     try {
       validateResume(record?.checkpoint, request.messages);
     } catch (error) {
-      throw new ApiError(400, errorCodeOf(error) ?? 'invalid_request', `Thread '${threadId}': ${errorMessageOf(error)}`);
+      const code = errorCodeOf(error) ?? 'invalid_request';
+      throw new ApiError(code === 'invalid_request' ? 400 : statusForRunError(code), code, `Thread '${threadId}': ${errorMessageOf(error)}`);
     }
     if (!store.tryLock(threadId)) throw busy(threadId);
     return { threadId, runId: randomUUID(), request, ...(record ? { record } : {}) };
@@ -400,7 +401,7 @@ function badTarget(target: string | undefined): ApiError {
 
 /** Answers on a raw socket (an upgrade or a malformed request) with a JSON error, and closes it. */
 function refuseUpgrade(socket: Duplex, error: ApiError): void {
-  const body = JSON.stringify({ error: { code: error.code, message: error.message }, metadata: { request_id: randomUUID(), timestamp: new Date().toISOString(), message: error.message } });
+  const body = JSON.stringify(errorPayload(randomUUID(), error));
   socket.end(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n${error.status === 401 ? 'www-authenticate: Bearer realm="10xgraph"\r\n' : ''}\r\n${body}`,
   );

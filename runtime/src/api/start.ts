@@ -7,8 +7,8 @@ import { formatProblemLine } from '../cli/format';
 import type { CompiledGraph } from '../graph/compiledGraph';
 import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '../rules/index';
-import { loadAgentGraph } from './loadAgent';
-import { agentOf, ConfigReadError, displayPath, readConfigText } from '../workspace/configFile';
+import { loadConfigAgent } from './loadAgent';
+import { ConfigReadError, displayPath, readConfigText } from '../workspace/configFile';
 import { createApiServer, type ApiLogger, type ApiServer } from './server';
 import { ThreadStore } from './store';
 
@@ -77,25 +77,18 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
   const text = readConfig(configPath, shown);
   const lines = new LineIndex(text);
   const errorLines = (problems: Problem[]) => problems.filter((p) => p.severity === 'error').map((p) => formatProblemLine(shown, lines, p));
-  // The agent's module is needed before the graph rules can be judged; a file too broken to
-  // name one is refused on its own problems.
-  const withoutGraph = analyzeConfig(text);
-  const agent = agentOf(withoutGraph);
-  if (agent === undefined) {
-    const errors = errorLines(withoutGraph.problems);
-    throw new ApiStartupError(errors.length ? 1 : 2, errors.length ? errors : [`${shown}: cannot find the agent to load; set "agent": "module:export".`]);
-  }
-  let graph: CompiledGraph;
-  try {
-    graph = await loadAgentGraph(configPath, agent);
-  } catch (error) {
-    const errors = errorLines(withoutGraph.problems);
+  // The agent's module is needed before the graph rules can be judged. When it cannot be had,
+  // the file is refused on its own problems (a file too broken to name an agent always has some).
+  const loaded = await loadConfigAgent(configPath, text);
+  if (!loaded.ok) {
+    const errors = errorLines(analyzeConfig(text).problems);
     if (errors.length) throw new ApiStartupError(1, errors);
-    throw new ApiStartupError(2, [errorMessageOf(error)]);
+    throw new ApiStartupError(2, [loaded.error ?? `${shown}: cannot find the agent to load; set "agent": "module:export".`]);
   }
+  const graph = loaded.graph;
   const analysis = analyzeConfig(text, { graph: graph.toRuleGraph() });
   const errors = errorLines(analysis.problems);
-  if (errors.length || !analysis.config) throw new ApiStartupError(1, errors.length ? errors : [`${shown}: the rule set found no usable config.`]);
+  if (errors.length || !analysis.config) throw new ApiStartupError(1, errors);
   const groups = new Map<string, RemoteToolSchema[]>();
   for (const tool of analysis.config.remoteTools) {
     const group = groups.get(tool.node);

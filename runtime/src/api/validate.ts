@@ -84,7 +84,7 @@ function parseBlock(value: unknown, path: string): Block {
 }
 
 /** Values nested deeper than this are refused: the store and the model's request serialise them recursively. */
-export const MAX_VALUE_DEPTH = 256;
+const MAX_VALUE_DEPTH = 256;
 
 /** Returns `value` when it nests at most MAX_VALUE_DEPTH levels; otherwise a 422 naming `path`. */
 function checkDepth(value: unknown, path: string): unknown {

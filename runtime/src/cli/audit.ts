@@ -80,7 +80,7 @@ function parseArgs(argv: string[]): AuditArgs | 'help' {
 }
 
 /** Writes `text` to `path` through a temporary file and a rename, so no half-written file is left. */
-export function writeFileAtomic(path: string, text: string): void {
+function writeFileAtomic(path: string, text: string): void {
   const temp = `${path}.${process.pid}.tmp`;
   try {
     writeFileSync(temp, text);
@@ -180,7 +180,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
 }
 
 /** The `--format json` report (SPEC §4). */
-export function toJsonReport(file: string, source: GraphSource, problems: readonly Problem[], lines: LineIndex) {
+function toJsonReport(file: string, source: GraphSource, problems: readonly Problem[], lines: LineIndex) {
   return {
     file,
     graph: source.mode,
@@ -189,7 +189,7 @@ export function toJsonReport(file: string, source: GraphSource, problems: readon
 }
 
 /** The `--format sarif` report: SARIF 2.1.0 with one rule per code and one result per problem. */
-export function toSarif(path: string, problems: readonly Problem[], lines: LineIndex) {
+function toSarif(path: string, problems: readonly Problem[], lines: LineIndex) {
   const codes = Object.keys(RULES) as ProblemCode[];
   const level = { error: 'error', warning: 'warning', information: 'note' } as const;
   return {

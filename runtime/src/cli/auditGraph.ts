@@ -1,7 +1,5 @@
 import { analyzeConfig } from '../rules/index';
-import { agentOf } from '../workspace/configFile';
-import { loadAgentGraph } from '../api/loadAgent';
-import { errorMessageOf } from '../graph/errors';
+import { loadConfigAgent } from '../api/loadAgent';
 import type { GraphSource } from './audit';
 
 /**
@@ -11,17 +9,9 @@ import type { GraphSource } from './audit';
  * with none cannot be judged, and the reason is returned as `error` (exit 2, as `api` exits).
  */
 export async function loadGraphForAudit(configPath: string, text: string): Promise<GraphSource | { error: string }> {
-  const analysis = analyzeConfig(text);
-  const agent = agentOf(analysis);
-  if (agent === undefined) {
-    return { mode: 'skipped', note: '(no agent module to load): node names not checked' };
-  }
-  try {
-    const graph = await loadAgentGraph(configPath, agent);
-    return { mode: 'loaded', graph: graph.toRuleGraph(), note: `from the agent module '${agent}'` };
-  } catch (error) {
-    const reason = errorMessageOf(error);
-    if (analysis.problems.some((p) => p.severity === 'error')) return { mode: 'skipped', note: `(the agent module did not load: ${reason}): node names not checked` };
-    return { error: reason };
-  }
+  const loaded = await loadConfigAgent(configPath, text);
+  if (loaded.ok) return { mode: 'loaded', graph: loaded.graph.toRuleGraph(), note: `from the agent module '${loaded.agent}'` };
+  if (loaded.error === undefined) return { mode: 'skipped', note: '(no agent module to load): node names not checked' };
+  if (analyzeConfig(text).problems.some((p) => p.severity === 'error')) return { mode: 'skipped', note: `(the agent module did not load: ${loaded.error}): node names not checked` };
+  return { error: loaded.error };
 }

@@ -241,13 +241,7 @@ export class TenxGraphClient {
 
   private async request<T>(method: string, path: string, body: unknown, signal: AbortSignal | undefined): Promise<T> {
     const response = await this.send(method, path, body, signal, 'application/json');
-    const text = await response.text();
-    let payload: unknown;
-    try {
-      payload = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      payload = undefined;
-    }
+    const { text, payload } = await readJson(response);
     if (!response.ok) throw errorFromResponse(response, payload, text, method, path);
     if (typeof payload !== 'object' || payload === null || !('data' in payload)) {
       throw new TenxGraphError(
@@ -263,13 +257,7 @@ export class TenxGraphClient {
     const path = '/v1/graph/stream';
     const response = await this.send('POST', path, body, signal, 'application/x-ndjson');
     if (!response.ok) {
-      const text = await response.text();
-      let payload: unknown;
-      try {
-        payload = JSON.parse(text);
-      } catch {
-        payload = undefined;
-      }
+      const { text, payload } = await readJson(response);
       throw errorFromResponse(response, payload, text, 'POST', path);
     }
     if (!response.body) {
@@ -361,4 +349,14 @@ function errorFromResponse(response: Response, payload: unknown, text: string, m
     `${method} ${path} answered ${response.status} ${response.statusText} without a 10xgraph error (${preview(text) || 'empty body'}); is the URL a 10xgraph server?`,
     extra,
   );
+}
+
+/** A response's text and, when it is JSON, its value. */
+async function readJson(response: Response): Promise<{ text: string; payload: unknown }> {
+  const text = await response.text();
+  try {
+    return { text, payload: text === '' ? undefined : JSON.parse(text) };
+  } catch {
+    return { text, payload: undefined };
+  }
 }

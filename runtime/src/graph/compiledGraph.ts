@@ -185,7 +185,7 @@ export class CompiledGraph {
    */
   async *stream(input: RunInput, options: RunOptions = {}): AsyncGenerator<GraphEvent, void, undefined> {
     const checkpoint = options.checkpoint;
-    const messages = (input.messages ?? []).map((message) => (typeof message.message_id === 'string' && message.message_id !== '' ? message : { ...message, message_id: newMessageId() }));
+    const messages = (input.messages ?? []).map(withMessageId);
     validateResume(checkpoint, messages);
     let state: GraphState = { ...(checkpoint?.state ?? {}), messages: [...(checkpoint?.state.messages ?? []), ...messages] };
     const limit = options.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
@@ -299,10 +299,15 @@ function normaliseUpdate(result: StateUpdate | Message[] | void): StateUpdate {
   if (result.messages !== undefined && !Array.isArray(result.messages)) throw new TypeError('the messages of a state update must be a list');
   // Function nodes may build messages by hand; every stored message needs an id all the same.
   if (result.messages === undefined) return result;
-  return { ...result, messages: result.messages.map((message) => (typeof message.message_id === 'string' && message.message_id !== '' ? message : { ...message, message_id: newMessageId() })) };
+  return { ...result, messages: result.messages.map(withMessageId) };
 }
 
 function applyUpdate(state: GraphState, update: StateUpdate): GraphState {
   const { messages, ...values } = update;
   return { ...state, ...values, messages: messages && messages.length > 0 ? [...state.messages, ...messages] : state.messages };
+}
+
+/** The message with a fresh id when it has none. */
+function withMessageId(message: Message): Message {
+  return typeof message.message_id === 'string' && message.message_id !== '' ? message : { ...message, message_id: newMessageId() };
 }

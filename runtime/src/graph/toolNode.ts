@@ -72,11 +72,6 @@ export class ToolNode {
     return this.local.has(name);
   }
 
-  /** Tells whether the node carries a tool (server or remote) of that name. */
-  hasTool(name: string): boolean {
-    return this.local.has(name) || this.remote.has(name);
-  }
-
   /**
    * Adds remote tool schemas (replacing any of the same name). Called through
    * `CompiledGraph.attachRemoteTools`, which checks the node first.

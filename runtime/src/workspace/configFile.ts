@@ -4,8 +4,6 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { Kind, NONE, type Analysis } from '../rules/index';
-import { splitAgentSpec } from '../rules/rules/agent-invalid';
 
 /** Largest config file read (the language server has its own bound for open documents). */
 export const MAX_CONFIG_BYTES = 64 * 1024 * 1024;
@@ -63,14 +61,4 @@ export function displayPath(path: string): string {
   const absolute = resolve(path);
   const rel = relative(process.cwd(), absolute);
   return rel && !rel.startsWith('..') && !resolve(rel).startsWith('..') ? rel : absolute;
-}
-
-/** The `agent` a strict parser keeps (the last one), when it names a module and an export. */
-export function agentOf(analysis: Analysis): string | undefined {
-  const tree = analysis.flatTree;
-  if (!tree) return undefined;
-  const agent = tree.get(tree.root, 'agent');
-  if (agent === NONE || tree.kind[agent] !== Kind.String) return undefined;
-  const spec = tree.string(agent);
-  return splitAgentSpec(spec) ? spec : undefined;
 }
