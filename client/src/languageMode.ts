@@ -57,6 +57,6 @@ export class LanguageModeAssigner implements vscode.Disposable {
 }
 
 /** The document selector of the `10xgraph.files` globs: files on disk, any language. */
-export function selectorOf(globs: string[]): vscode.DocumentFilter[] {
+export function selectorOf(globs: string[]): Array<{ scheme: 'file'; pattern: string }> {
   return globs.map((pattern) => ({ scheme: 'file', pattern }));
 }

@@ -14,6 +14,7 @@ import {
 import { StatusNotification, type InitializationOptions, type RawSettings, type StatusParams } from '../../server/src/protocol';
 import { plainSection, readSettings, SECTION } from './settings';
 import type { TokenStore } from './tokens';
+import { selectorOf } from './languageMode';
 
 /** Owns the one `LanguageClient` of the window and recreates it when what it was started with changes. */
 export class ServerController implements vscode.Disposable {
@@ -99,7 +100,7 @@ export class ServerController implements vscode.Disposable {
     };
     const clientOptions: LanguageClientOptions = {
       // Every file the globs match, whatever its language id (a custom glob may match plain `json` files).
-      documentSelector: settings.files.map((pattern) => ({ scheme: 'file', pattern })),
+      documentSelector: selectorOf(settings.files),
       synchronize: { configurationSection: SECTION },
       initializationOptions: (): InitializationOptions => ({
         settings: withToken(plainSection() as RawSettings, token),

@@ -122,7 +122,8 @@ export class GraphPanel implements vscode.Disposable {
       } else {
         this.viewState = { ...this.viewState, state: 'loading', url };
         this.post();
-        const token = await this.deps.tokens.tokenFor(url);
+        // The token the language server uses for this URL: the stored one, else the setting, else the environment.
+        const token = (await this.deps.tokens.tokenFor(url)) ?? settings.server.token ?? (process.env.TENXGRAPH_TOKEN || undefined);
         const result = await fetchLiveGraph(url, { timeoutMs: settings.server.timeoutMs, maxBytes: MAX_BYTES, ...(token !== undefined ? { token } : {}) });
         if (result.ok) {
           this.graph = result.graph;
