@@ -1,60 +1,85 @@
 /**
- * Agent modules beside a config, for `agent` completion and hover. The language server never
- * runs workspace code, so it reads the folder and the files' text and guesses exports with a
- * pattern: a `const` whose value ends in `.compile(...)` is a compiled graph and comes first;
- * other exports follow. (The `agent-missing` fix uses the runtime's own `findAgentCandidates`,
- * as `10xgraph audit` does, so both offer the same specs.)
+ * The agent modules beside each served document, for `agent` completion and hover and for the
+ * specs the `agent-missing` fix offers. The folder is read (never run) by the runtime's scanner,
+ * the one `10xgraph audit` uses, so the editor and the CLI offer the same specs. A keystroke
+ * never waits for the disk: once a folder has been read its modules are served from memory and
+ * read again in the background when they are older than the TTL; only the first request for a
+ * folder waits for the read.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { AGENT_EXTENSIONS, moduleExports } from '../../runtime/src/workspace/agentCandidates';
+import { type AgentModule, agentSpecs, readAgentModules } from '../../runtime/src/workspace/agentCandidates';
 
-/** One module the `agent` field could name, with the exports found in it. */
-export interface AgentModule {
-  /** The module path as `agent` spells it (no extension). */
-  module: string;
-  /** The file it resolves to. */
-  file: string;
-  /** Exports that look like compiled graphs, then the other exports. */
-  exports: string[];
-  /** How many of `exports`, from the start, look like compiled graphs. */
-  graphExports: number;
+export type { AgentModule };
+
+/** The agent modules beside a document and the `module:export` specs of their compiled graphs. */
+export interface AgentInfo {
+  modules: AgentModule[];
+  /** The specs `10xgraph audit` offers for `agent-missing`, likeliest first. */
+  candidates: string[];
 }
 
-const EXTENSIONS: readonly string[] = AGENT_EXTENSIONS;
-const MAX_FILES = 200;
-const MAX_FILE_BYTES = 512 * 1024;
+/** No folder, or nothing found in it. */
+export const NO_AGENTS: AgentInfo = { modules: [], candidates: [] };
 
-/** Lists the modules in `folder` an `agent` field could name, graph-looking ones first. */
-export async function findAgentModules(folder: string): Promise<AgentModule[]> {
-  let names: string[];
-  try {
-    names = (await readdir(folder)).sort();
-  } catch {
-    return [];
-  }
-  const byModule = new Map<string, string>();
-  for (const name of names.slice(0, MAX_FILES * 4)) {
-    if (name.endsWith('.d.ts') || /\.(test|spec)\.[cm]?[jt]s$/.test(name) || name.startsWith('.')) continue;
-    const ext = EXTENSIONS.find((e) => name.endsWith(e));
-    if (!ext) continue;
-    const module = name.slice(0, -ext.length);
-    const known = byModule.get(module);
-    if (!known || EXTENSIONS.indexOf(ext) < EXTENSIONS.indexOf(known.slice(module.length))) byModule.set(module, name);
-    if (byModule.size >= MAX_FILES) break;
-  }
-  const modules: AgentModule[] = [];
-  for (const [module, name] of byModule) {
-    const file = join(folder, name);
-    try {
-      const info = await stat(file);
-      if (!info.isFile()) continue;
-      const source = info.size <= MAX_FILE_BYTES ? await readFile(file, 'utf8') : '';
-      modules.push({ module, file, ...moduleExports(source) });
-    } catch {
-      // A file that vanished or cannot be read is simply not a candidate.
+interface Entry {
+  /** When the last read started. */
+  at: number;
+  current?: AgentInfo;
+  /** The read under way, if any. */
+  reading?: Promise<AgentInfo>;
+}
+
+/** The agent modules of each folder, read at most once per TTL. */
+export class AgentModuleCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(
+    private readonly options: {
+      ttlMs: number;
+      now: () => number;
+      /** A background read found other specs than before: the diagnostics of `folder` may change. */
+      candidatesChanged: (folder: string) => void;
+      log: (message: string) => void;
+    },
+  ) {}
+
+  /**
+   * The agents of `folder`. Once read, they are answered at once (the same object until
+   * something changes, so callers may compare by identity); a read older than the TTL is
+   * renewed in the background.
+   */
+  agentsOf(folder: string): AgentInfo | Promise<AgentInfo> {
+    let entry = this.entries.get(folder);
+    if (!entry) {
+      entry = { at: this.options.now() };
+      this.entries.set(folder, entry);
+      return this.read(folder, entry);
     }
+    if (!entry.current) return entry.reading ?? this.read(folder, entry);
+    if (!entry.reading && this.options.now() - entry.at >= this.options.ttlMs) {
+      entry.at = this.options.now();
+      void this.read(folder, entry);
+    }
+    return entry.current;
   }
-  modules.sort((a, b) => Number(b.graphExports > 0) - Number(a.graphExports > 0) || a.module.localeCompare(b.module));
-  return modules;
+
+  private read(folder: string, entry: Entry): Promise<AgentInfo> {
+    const reading = readAgentModules(folder)
+      .then((modules): AgentInfo => {
+        const previous = entry.current;
+        const next: AgentInfo = { modules, candidates: agentSpecs(modules) };
+        if (previous && JSON.stringify(previous) === JSON.stringify(next)) return previous;
+        entry.current = next;
+        if (previous && previous.candidates.join('\n') !== next.candidates.join('\n')) this.options.candidatesChanged(folder);
+        return next;
+      })
+      .catch((error: unknown): AgentInfo => {
+        this.options.log(`10xgraph: agent modules in ${folder} not read (${error instanceof Error ? error.message : String(error)}).`);
+        return (entry.current ??= NO_AGENTS);
+      })
+      .finally(() => {
+        if (entry.reading === reading) entry.reading = undefined;
+      });
+    entry.reading = reading;
+    return reading;
+  }
 }

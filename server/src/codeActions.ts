@@ -22,7 +22,7 @@ export interface EditTarget {
 }
 
 /** Converts the rule set's offset edits into one workspace edit of the target document. */
-export function toWorkspaceEdit(target: EditTarget, edits: readonly OffsetEdit[]): WorkspaceEdit {
+function toWorkspaceEdit(target: EditTarget, edits: readonly OffsetEdit[]): WorkspaceEdit {
   const textEdits: TextEdit[] = edits.map((e) => ({ range: rangeOf(target.lines, e.offset, e.length), newText: e.newText }));
   if (target.documentChanges) {
     return { documentChanges: [{ textDocument: { uri: target.uri, version: target.version }, edits: textEdits }] };
@@ -56,7 +56,7 @@ export function quickFixActions(target: EditTarget, diagnostics: readonly Diagno
 }
 
 /** One edit that turns `before` into `after`: the changed middle between a common prefix and suffix. */
-export function minimalEdit(before: string, after: string): OffsetEdit {
+function minimalEdit(before: string, after: string): OffsetEdit {
   let start = 0;
   const max = Math.min(before.length, after.length);
   while (start < max && before.charCodeAt(start) === after.charCodeAt(start)) start++;

@@ -12,12 +12,12 @@ import {
 } from 'vscode-languageserver';
 import { getLocation } from 'jsonc-parser';
 import type { Graph, GraphNode } from '../../runtime/src/rules/types';
-import type { JsonNode } from '../../runtime/src/rules/index';
+import { type JsonNode, toolNodes } from '../../runtime/src/rules/index';
 import type { Positions } from './positions';
 import type { AgentModule } from './agentModules';
-import { type FieldDoc, PARAMETERS_KEYWORDS, ROOT_FIELDS, SCHEMA_KEYWORDS, SCHEMA_TYPES, TOOL_FIELDS } from './fieldDocs';
+import { type FieldDoc, fieldMarkdown, PARAMETERS_KEYWORDS, ROOT_FIELDS, SCHEMA_KEYWORDS, SCHEMA_TYPES, TOOL_FIELDS, toolListMarkdown } from './fieldDocs';
 import { keysOf, nodeAtPath, schemaPlaceOf, toolIndexOf, type JsonPath } from './jsonPaths';
-import { rangeOf, ruleDocsHref } from './diagnostics';
+import { rangeOf } from './diagnostics';
 
 /** Everything completion looks at. */
 export interface CompletionInput {
@@ -34,18 +34,13 @@ export interface CompletionInput {
   snippets: boolean;
 }
 
-/** The ToolNodes of a graph: nodes of type `tool_node`, or untyped ones that carry tools (older servers). */
-export function toolNodesOf(graph: Graph | undefined): GraphNode[] {
-  return (graph?.nodes ?? []).filter((n) => n.kind === 'tool_node' || (n.kind === 'unknown' && (n.tools?.length ?? 0) > 0));
-}
-
 /** Escapes text for a snippet's literal part. */
 function escapeSnippet(text: string): string {
   return text.replace(/[\\$}]/g, '\\$&');
 }
 
 /** Turns a snippet into the text it inserts when the client cannot expand snippets. */
-export function snippetToPlain(snippet: string): string {
+function snippetToPlain(snippet: string): string {
   return snippet
     .replace(/\$\{\d+\|([^,|]*)[^|]*\|\}/g, '$1')
     .replace(/\$\{\d+:([^}]*)\}/g, '$1')
@@ -55,11 +50,6 @@ export function snippetToPlain(snippet: string): string {
 
 function jsonString(text: string): string {
   return JSON.stringify(text);
-}
-
-function docMarkdown(name: string, doc: FieldDoc): string {
-  const rules = doc.rules.length ? `\n\nRules: ${doc.rules.map((c) => `[\`${c}\`](${ruleDocsHref(c)})`).join(', ')}` : '';
-  return `**${name}** — ${doc.summary}\n\n${doc.body}${rules}`;
 }
 
 /** The range completion replaces: the string or word under the cursor, or an empty range at it. */
@@ -106,7 +96,7 @@ const TOOL_SNIPPET_BODY = (node: string) =>
   `{\n\t"node": ${node},\n\t"name": "\${2:tool_name}",\n\t"description": "\${3:What the tool does, in one sentence the model reads.}",\n\t"parameters": {\n\t\t"type": "object",\n\t\t"properties": {\$4},\n\t\t"required": []\n\t}\n}`;
 
 function nodeSnippet(graph: Graph | undefined, index: number): string {
-  const names = toolNodesOf(graph).map((n) => n.name);
+  const names = graph ? toolNodes(graph).map((n) => n.name) : [];
   if (names.length === 1) return `"\${${index}:${escapeSnippet(names[0])}}"`;
   if (names.length > 1 && names.every((n) => !/[,|]/.test(n))) return `"\${${index}|${names.map(escapeSnippet).join(',')}|}"`;
   return `"\${${index}:TOOL}"`;
@@ -137,7 +127,7 @@ function keyItems(b: Builder, input: CompletionInput, objectPath: JsonPath, afte
       label: name,
       kind: CompletionItemKind.Property,
       detail: doc.summary,
-      documentation: { kind: MarkupKind.Markdown, value: docMarkdown(name, doc) },
+      documentation: { kind: MarkupKind.Markdown, value: fieldMarkdown(name, doc) },
       sortText: String(order).padStart(3, '0'),
       snippet,
     });
@@ -158,8 +148,7 @@ function valueItem(b: Builder, label: string, snippet: string, kind: CompletionI
 function describeNode(node: GraphNode): string {
   const tools = node.tools ?? [];
   if (tools.length === 0) return `ToolNode \`${node.name}\`: no tools listed.`;
-  const lines = tools.map((t) => `- \`${t.name}\` (${t.source === 'local' ? 'server tool' : 'remote tool'})${t.description ? `: ${t.description}` : ''}`);
-  return `ToolNode \`${node.name}\` carries:\n\n${lines.join('\n')}`;
+  return `ToolNode \`${node.name}\` carries:\n\n${toolListMarkdown(tools)}`;
 }
 
 /** The completion items at `input.offset`. */
@@ -229,7 +218,7 @@ export function completeAt(input: CompletionInput): CompletionItem[] {
   } else if (path.length === 1 && last === 'remote_tools') {
     valueItem(b, 'remote_tools list', `[\n\t${toolSnippet(input.graph).replace(/\n/g, '\n\t')}\n]`, CompletionItemKind.Snippet, 'A list with one remote tool');
   } else if (tool !== undefined && path.length === 3 && last === 'node') {
-    const nodes = toolNodesOf(input.graph);
+    const nodes = input.graph ? toolNodes(input.graph) : [];
     for (const node of nodes) {
       const tools = node.tools?.length ?? 0;
       valueItem(b, node.name, jsonString(node.name), CompletionItemKind.Class, `ToolNode · ${tools} tool${tools === 1 ? '' : 's'}${input.graph?.stale ? ' · cached graph' : ''}`, describeNode(node), nodes.length === 1);
@@ -268,13 +257,12 @@ function keywordValueSnippet(keyword: string, depth: number): string {
   }
 }
 
-/** The `module:export` specs offered for `agent`, most likely first. */
-export function agentSuggestions(candidates: readonly string[], modules: readonly AgentModule[]): string[] {
-  const graphs: string[] = [...candidates];
-  const others: string[] = [];
-  for (const m of modules) {
-    m.exports.forEach((name, i) => (i < m.graphExports ? graphs : others).push(`${m.module}:${name}`));
-    if (m.exports.length === 0) others.push(`${m.module}:app`);
-  }
-  return [...new Set([...graphs, ...others])];
+/**
+ * The `module:export` specs offered for `agent`, most likely first: the compiled graphs (the
+ * candidates already hold every graph export of `modules`), then the other exports, then
+ * `module:app` for a module whose exports were not found.
+ */
+function agentSuggestions(candidates: readonly string[], modules: readonly AgentModule[]): string[] {
+  const others = modules.flatMap((m) => (m.exports.length ? m.exports.slice(m.graphExports) : ['app']).map((name) => `${m.module}:${name}`));
+  return [...new Set([...candidates, ...others])];
 }

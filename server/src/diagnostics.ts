@@ -9,13 +9,13 @@ import { ruleDocsAnchor } from '../../runtime/src/rules/index';
 import type { Positions } from './positions';
 
 /** Where `docs/rules.md` is published; each rule is a section of it. */
-export const RULES_DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
+const RULES_DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
 
 /** The `source` of every diagnostic this server publishes. */
-export const DIAGNOSTIC_SOURCE = '10xgraph';
+const DIAGNOSTIC_SOURCE = '10xgraph';
 
 /** The code of the one diagnostic a file too large to check gets (not a rule: the file may be fine). */
-export const FILE_TOO_LARGE_CODE = 'file-too-large';
+const FILE_TOO_LARGE_CODE = 'file-too-large';
 
 /** Files longer than this (in UTF-16 code units, about 5 MB of ASCII) are not parsed while typing. */
 export const MAX_DOCUMENT_LENGTH = 5 * 1024 * 1024;

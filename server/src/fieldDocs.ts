@@ -2,7 +2,8 @@
  * What each field of `10xgraph.json` means (SPEC §1), for hover and completion, with the
  * rules that judge it. Only words for people live here; every judgement is the rule set's.
  */
-import type { ProblemCode } from '../../runtime/src/rules/types';
+import type { GraphTool, ProblemCode } from '../../runtime/src/rules/types';
+import { ruleDocsHref } from './diagnostics';
 
 /** The documentation of one field or JSON Schema keyword. */
 export interface FieldDoc {
@@ -93,3 +94,14 @@ export const SCHEMA_KEYWORDS: Readonly<Record<string, FieldDoc>> = {
 
 /** The JSON Schema types. */
 export const SCHEMA_TYPES: readonly string[] = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
+
+/** The Markdown of a field's documentation, as hover shows it and completion lists it: summary, body, linked rules. */
+export function fieldMarkdown(name: string, doc: FieldDoc): string {
+  const rules = doc.rules.length ? `\n\nRules: ${doc.rules.map((c) => `[\`${c}\`](${ruleDocsHref(c)})`).join(', ')}` : '';
+  return `**${name}** — ${doc.summary}\n\n${doc.body}${rules}`;
+}
+
+/** A Markdown list of the tools a node carries, each with its origin and description. */
+export function toolListMarkdown(tools: readonly GraphTool[]): string {
+  return tools.map((t) => `- \`${t.name}\` (${t.source === 'local' ? 'server tool' : 'remote tool'})${t.description ? `: ${t.description}` : ''}`).join('\n');
+}

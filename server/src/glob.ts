@@ -7,7 +7,7 @@
 const cache = new Map<string, RegExp>();
 
 /** Compiles a glob into an anchored regular expression (cached: the same few globs are used all the time). */
-export function globToRegExp(glob: string): RegExp {
+function globToRegExp(glob: string): RegExp {
   let re = cache.get(glob);
   if (re) return re;
   re = new RegExp(`^${translate(glob)}$`);

@@ -1,17 +1,18 @@
 /**
  * Hover: what a field means (SPEC §1, with links to its rules); on a `node` value, what the
- * live graph says of that node; on a `name`, whether the live server has the tool attached;
- * on `agent`, the file it resolves to.
+ * live graph says of that node; on a `name`, the rule set's verdict on the tool's attachment,
+ * worded for the hover; on `agent`, the file it resolves to.
  */
 import { type Hover, MarkupKind } from 'vscode-languageserver';
-import type { Graph, GraphNode } from '../../runtime/src/rules/types';
+import type { Graph, GraphNode, Problem, ProblemCode } from '../../runtime/src/rules/types';
 import { type JsonNode, nodeAtOffset, pathOfNode } from '../../runtime/src/rules/index';
+import { splitAgentSpec } from '../../runtime/src/rules/rules/agent-invalid';
 import type { Positions } from './positions';
 import type { AgentModule } from './agentModules';
 import type { StatusParams } from './protocol';
-import { type FieldDoc, PARAMETERS_KEYWORDS, ROOT_FIELDS, SCHEMA_KEYWORDS, TOOL_FIELDS } from './fieldDocs';
+import { type FieldDoc, fieldMarkdown, PARAMETERS_KEYWORDS, ROOT_FIELDS, SCHEMA_KEYWORDS, TOOL_FIELDS, toolListMarkdown } from './fieldDocs';
 import { type JsonPath, nodeAtPath, schemaPlaceOf, toolIndexOf } from './jsonPaths';
-import { rangeOf, ruleDocsHref } from './diagnostics';
+import { rangeOf } from './diagnostics';
 import { describeAge } from './liveGraph';
 
 /** Everything hover looks at. */
@@ -19,6 +20,8 @@ export interface HoverInput {
   offset: number;
   lines: Positions;
   tree: JsonNode | undefined;
+  /** The rule set's problems in the document: hover words its verdicts, it never judges itself. */
+  problems: readonly Problem[];
   graph: Graph | undefined;
   /** The live graph's status, when the document is checked against one. */
   status: StatusParams | undefined;
@@ -37,11 +40,6 @@ function fieldDocOf(path: JsonPath): { name: string; doc: FieldDoc } | undefined
     return table[key] ? { name: key, doc: table[key] } : undefined;
   }
   return undefined;
-}
-
-function fieldMarkdown(name: string, doc: FieldDoc): string {
-  const rules = doc.rules.length ? `\n\nRules: ${doc.rules.map((c) => `[\`${c}\`](${ruleDocsHref(c)})`).join(', ')}` : '';
-  return `**${name}** — ${doc.summary}\n\n${doc.body}${rules}`;
 }
 
 function graphSource(input: HoverInput): string {
@@ -80,37 +78,61 @@ function nodeMarkdown(name: string, input: HoverInput): string {
   if (graph.toolsKnown && node.tools) {
     if (node.tools.length === 0) parts.push('It carries no tools.');
     else
-      parts.push(
-        `Tools attached:\n\n${node.tools
-          .map((t) => `- \`${t.name}\` (${t.source === 'local' ? 'server tool' : 'remote tool'})${t.description ? `: ${t.description}` : ''}`)
-          .join('\n')}`,
-      );
+      parts.push(`Tools attached:\n\n${toolListMarkdown(node.tools)}`);
   }
   return parts.join('\n\n');
 }
 
-function nameMarkdown(name: string, toolPath: JsonPath, input: HoverInput): string {
+/** The codes of the problems the rule set reports on exactly `node`. */
+function codesAt(problems: readonly Problem[], node: JsonNode | undefined): Set<ProblemCode> {
+  const codes = new Set<ProblemCode>();
+  if (node) for (const p of problems) if (p.offset === node.offset && p.length === node.length) codes.add(p.code);
+  return codes;
+}
+
+/**
+ * The attachment of the tool whose `name` value is `nameNode`. Verdicts are the rule set's
+ * problems on that `name` and its `node`; where the rules found nothing, hover says what the
+ * graph lists without judging it.
+ */
+function nameMarkdown(nameNode: JsonNode, toolPath: JsonPath, input: HoverInput): string {
   if (!input.graph) return notKnown(input);
-  if (!input.graph.toolsKnown) return `The tools of ${graphSource(input)} are not known.`;
-  const nodeName = nodeAtPath(input.tree, [...toolPath, 'node'])?.value;
+  // A repeated `name` key: the rules judge only the last one.
+  if (nodeAtPath(input.tree, [...toolPath, 'name']) !== nameNode) return '';
+  const name = nameNode.value as string;
+  const nodeValue = nodeAtPath(input.tree, [...toolPath, 'node']);
+  const nodeName = nodeValue?.value;
   if (typeof nodeName !== 'string') return '';
+  const onNode = codesAt(input.problems, nodeValue);
+  const onName = codesAt(input.problems, nameNode);
   const node = input.graph.nodes.find((n) => n.name === nodeName);
-  if (!node) return `\`${nodeName}\` is not a node of ${graphSource(input)}.`;
+  if (onNode.has('node-not-found')) return `\`${nodeName}\` is not a node of ${graphSource(input)}.`;
+  if (onNode.has('node-not-tool-node')) return `\`${nodeName}\` is ${node ? KIND_NAMES[node.kind] : 'a node'}, not a ToolNode, in ${graphSource(input)}: remote tools attach to a ToolNode.`;
+  if (onName.has('name-conflicts-with-server-tool')) return `\`${nodeName}\` already carries a server tool \`${name}\` in ${graphSource(input)}.`;
+  if (onName.has('tool-not-attached')) return `\`${name}\` is not attached to \`${nodeName}\` in ${graphSource(input)}: the server was started with another config; restart it to attach this tool.`;
+  // A blank `node` or `name` is judged by `blank-field` alone; a node missing from the graph, in the `node` hover.
+  if (!node || onName.has('blank-field')) return '';
+  if (!input.graph.toolsKnown) return `The tools of ${graphSource(input)} are not known.`;
   const tool = node.tools?.find((t) => t.name === name);
-  if (!tool) return `\`${name}\` is not attached to \`${nodeName}\` in ${graphSource(input)}: the server was started with another config; restart it to attach this tool.`;
-  if (tool.source === 'local') return `\`${nodeName}\` already carries a server tool \`${name}\` in ${graphSource(input)}.`;
-  return `\`${name}\` is attached to \`${nodeName}\` as a remote tool in ${graphSource(input)}.`;
+  if (tool?.source === 'remote') return `\`${name}\` is attached to \`${nodeName}\` as a remote tool in ${graphSource(input)}.`;
+  if (tool) return `\`${nodeName}\` carries a server tool \`${name}\` in ${graphSource(input)}.`;
+  if (node.kind !== 'tool_node') return `\`${nodeName}\` is ${KIND_NAMES[node.kind]} in ${graphSource(input)}; whether it carries \`${name}\` is not checked.`;
+  const listed = `${capitalized(graphSource(input))} does not list \`${name}\` on \`${nodeName}\``;
+  // `tool-not-attached` is judged only against a fresh live graph (and only once the file parses).
+  return input.graph.stale || input.graph.origin !== 'live' ? `${listed}; whether it is attached is checked only while the server is reachable.` : `${listed}.`;
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function agentMarkdown(spec: string, input: HoverInput): string {
-  const colon = spec.lastIndexOf(':');
-  if (colon <= 0) return '';
-  const module = spec.slice(0, colon);
-  const exported = spec.slice(colon + 1);
-  const found = input.agentModules.find((m) => m.module === module);
-  if (!found) return `No \`${module}.ts\`, \`.mts\`, \`.js\` or \`.mjs\` beside this file (modules in other folders are not looked for here).`;
-  const has = found.exports.includes(exported);
-  return `\`${module}\` is \`${found.file}\`${has ? `, which exports \`${exported}\`` : `; no export \`${exported}\` was found in it (it may still be built at run time)`}.`;
+  const parts = splitAgentSpec(spec);
+  if (!parts) return '';
+  const found = input.agentModules.find((m) => m.module === parts.module);
+  if (!found) return `No \`${parts.module}.ts\`, \`.mts\`, \`.js\` or \`.mjs\` beside this file (modules in other folders are not looked for here).`;
+  const has = found.exports.includes(parts.exportName);
+  return `\`${parts.module}\` is \`${found.file}\`${has ? `, which exports \`${parts.exportName}\`` : `; no export \`${parts.exportName}\` was found in it (it may still be built at run time)`}.`;
 }
 
 /** The hover at `input.offset`, or null when there is nothing to say. */
@@ -132,7 +154,7 @@ export function hoverAt(input: HoverInput): Hover | null {
   const tool = toolIndexOf(path);
   let value = '';
   if (tool !== undefined && path.length === 3 && path[2] === 'node') value = nodeMarkdown(node.value as string, input);
-  else if (tool !== undefined && path.length === 3 && path[2] === 'name') value = nameMarkdown(node.value as string, path.slice(0, 2), input);
+  else if (tool !== undefined && path.length === 3 && path[2] === 'name') value = nameMarkdown(node, path.slice(0, 2), input);
   else if (path.length === 1 && path[0] === 'agent') value = agentMarkdown(node.value as string, input);
   if (!value) return null;
   return { contents: { kind: MarkupKind.Markdown, value }, range: rangeOf(input.lines, node.offset, node.length) };

@@ -162,7 +162,7 @@ export class LiveGraphClient {
       const version = result.version ?? result.graph.version;
       const graph: Graph = { ...result.graph, origin: 'live', version, fetchedAt: result.graph.fetchedAt ?? now, stale: false };
       this.lastGood = graph;
-      this.update(graph, {
+      const signature = this.update(graph, {
         url: this.url,
         state: 'connected',
         nodeCount: graph.nodes.length,
@@ -171,7 +171,7 @@ export class LiveGraphClient {
         versionMismatch: version !== undefined && version !== this.deps.rulesetVersion ? true : undefined,
         rulesetVersion: this.deps.rulesetVersion,
       });
-      this.writeCache(graph);
+      this.writeCache(graph, signature);
       return;
     }
     const reason = result.error.replace(/\.$/, '');
@@ -198,7 +198,8 @@ export class LiveGraphClient {
     }
   }
 
-  private update(graph: Graph | undefined, status: StatusParams, reason?: string): void {
+  /** Makes `graph` current and reports `status`; answers the graph's signature. */
+  private update(graph: Graph | undefined, status: StatusParams, reason?: string): string {
     const signature = signatureOf(graph);
     const changed = signature !== this.signature;
     this.current = graph;
@@ -212,10 +213,10 @@ export class LiveGraphClient {
       this.deps.sendStatus(status);
     }
     if (changed) this.deps.graphChanged(this.url);
+    return signature;
   }
 
-  private writeCache(graph: Graph): void {
-    const signature = signatureOf(graph);
+  private writeCache(graph: Graph, signature: string): void {
     if (signature === this.cacheWrittenSignature) return;
     this.cacheWrittenSignature = signature;
     void this.deps.cache.write({ url: this.url, fetchedAt: graph.fetchedAt ?? this.now(), graph });

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname } from 'node:path';
 
 /** The file-system path of a `file:` URI, or undefined for other schemes (untitled documents). */
-export function fsPathOf(uri: string): string | undefined {
+function fsPathOf(uri: string): string | undefined {
   if (!uri.startsWith('file:')) return undefined;
   try {
     return fileURLToPath(uri);

@@ -23,11 +23,10 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { type Analysis, analyzeConfig, applySafeFixes, RULESET_VERSION } from '../../runtime/src/rules/index';
+import { type Analysis, analyzeConfig, applySafeFixes, type JsonNode, RULESET_VERSION } from '../../runtime/src/rules/index';
 import type { AuditOptions, Graph } from '../../runtime/src/rules/types';
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
-import { agentSpecs } from '../../runtime/src/workspace/agentCandidates';
-import { type AgentModule, findAgentModules } from './agentModules';
+import { type AgentInfo, AgentModuleCache, NO_AGENTS } from './agentModules';
 import { fixAllAction, FIX_ALL_KIND, kindRequested, quickFixActions, type EditTarget } from './codeActions';
 import { completeAt } from './completion';
 import { MAX_DOCUMENT_LENGTH, toDiagnostic, tooLargeDiagnostic } from './diagnostics';
@@ -60,31 +59,51 @@ export interface ServerEnvironment {
 const CONFIGURATION_TIMEOUT_MS = 5000;
 // A save right after a fetch does not fetch again (autosave can save on every pause).
 const SAVE_REFETCH_GAP_MS = 2000;
-// Agent modules are re-read at most this often per folder.
+// Agent modules older than this are read again (in the background) when next asked for.
 const AGENT_MODULES_TTL_MS = 10_000;
 
-/** Agent modules beside a document: for completion and hover, and the specs for the `agent-missing` fix. */
-interface AgentInfo {
-  modules: AgentModule[];
-  candidates: string[];
-}
-
-/** Everything the features of one document version need, computed once per version and graph. */
-interface DocumentState {
+/** What every state of a served document version has. */
+interface StateBase {
   uri: string;
   version: number;
   text: string;
   settings: Settings;
-  tooLarge: boolean;
   lines: Positions;
-  graph: Graph | undefined;
-  live: LiveGraphClient | undefined;
-  agentModules: AgentModule[];
-  /** `module:export` specs beside the file, as `10xgraph audit` finds them. */
-  agentCandidates: string[];
-  analysis: Analysis | undefined;
   /** Identifies what the diagnostics depend on; equal ids mean equal diagnostics. */
   resultId: string;
+}
+
+/** A file too large to check while typing: it gets one diagnostic and no other feature. */
+interface TooLargeState extends StateBase {
+  analysis: undefined;
+}
+
+/** Everything the features of one document version need, computed once per version, graph and agent modules. */
+interface CheckedState extends StateBase {
+  analysis: Analysis;
+  graph: Graph | undefined;
+  live: LiveGraphClient | undefined;
+  /** The agent modules beside the file and their specs, as `10xgraph audit` finds them. */
+  agents: AgentInfo;
+  /** The tree completion, hover and symbols read (tolerant when the text is not valid JSON), parsed on first use. */
+  tree: () => JsonNode | undefined;
+  /** The text with every safe fix applied (the fix-all action), computed on first use. */
+  safeFixes: () => { text: string; applied: number };
+}
+
+type DocumentState = TooLargeState | CheckedState;
+
+/** `compute`, called on first use only. */
+function once<T>(compute: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = compute();
+      done = true;
+    }
+    return value;
+  };
 }
 
 /** Wires a 10xgraph language server onto `connection`. Call `connection.listen()` afterwards. */
@@ -109,8 +128,8 @@ class TenxGraphServer {
   private documentChanges = false;
   private epoch = 0;
   private readonly settingsCache = new Map<string, Promise<Settings>>();
-  private readonly states = new Map<string, DocumentState>();
-  private readonly agentCache = new Map<string, { at: number; agents: Promise<AgentInfo> }>();
+  private readonly states = new Map<string, CheckedState>();
+  private readonly agentCache: AgentModuleCache;
   private readonly published = new Set<string>();
   private readonly validating = new Set<string>();
   private readonly again = new Set<string>();
@@ -121,6 +140,12 @@ class TenxGraphServer {
     private readonly environment: ServerEnvironment,
   ) {
     this.now = environment.now ?? Date.now;
+    this.agentCache = new AgentModuleCache({
+      ttlMs: AGENT_MODULES_TTL_MS,
+      now: this.now,
+      candidatesChanged: () => this.refreshDiagnostics(),
+      log: (m) => this.log(m),
+    });
   }
 
   private log(message: string): void {
@@ -323,58 +348,69 @@ class TenxGraphServer {
     if (command !== RefreshGraphCommand.command) return null;
     const uri = typeof args[0] === 'string' ? args[0] : undefined;
     if (uri) {
-      const settings = await this.settingsFor(uri);
-      if (this.modeOf(settings) !== 'live') return [];
-      const client = this.hub.client(settings.server.url, this.configOf(settings));
-      await client.ready;
-      return this.hub.refresh(settings.server.url);
+      const client = await this.liveClientFor(await this.settingsFor(uri));
+      return client ? this.hub.refresh(client.url) : [];
     }
     return this.hub.refresh();
   }
 
   // ---- documents -------------------------------------------------------------------------
 
-  /** The agent modules beside a document (read from the folder, never run), cached briefly per folder. */
-  private agentsOf(uri: string): Promise<AgentInfo> {
+  /** The agent modules beside a document (read from the folder, never run): from memory once the folder was read. */
+  private agentsOf(uri: string): AgentInfo | Promise<AgentInfo> {
     const folder = folderOf(uri);
-    if (!folder) return Promise.resolve({ modules: [], candidates: [] });
-    const cached = this.agentCache.get(folder);
-    if (cached && this.now() - cached.at < AGENT_MODULES_TTL_MS) return cached.agents;
-    const agents = findAgentModules(folder).then(
-      (modules) => ({ modules, candidates: agentSpecs(modules) }),
-      () => ({ modules: [], candidates: [] }),
-    );
-    this.agentCache.set(folder, { at: this.now(), agents });
-    return agents;
+    return folder ? this.agentCache.agentsOf(folder) : NO_AGENTS;
   }
 
   /**
    * The state of an open document, or undefined when it is not open or not served. The rule
-   * set runs at most once per document version, graph and settings.
+   * set runs at most once per document version, graph, agent modules and settings.
    */
   private async stateOf(uri: string): Promise<DocumentState | undefined> {
     if (!this.documents.get(uri)) return undefined;
     const epoch = this.epoch;
     const settings = await this.settingsFor(uri);
     if (!this.isServed(uri, settings)) return undefined;
-    const [live, agents] = await Promise.all([this.liveClientFor(settings), this.agentsOf(uri)]);
+    const opened = this.documents.get(uri);
+    if (!opened) return undefined;
+    let live: LiveGraphClient | undefined;
+    let agents = NO_AGENTS;
+    // A file too large to check needs neither the graph nor the agent modules: it is answered without waiting for them.
+    if (opened.getText().length <= MAX_DOCUMENT_LENGTH) [live, agents] = await Promise.all([this.liveClientFor(settings), this.agentsOf(uri)]);
     // The text and its version are read together, after every wait: they always belong together.
     const doc = this.documents.get(uri);
     if (!doc) return undefined;
     const version = doc.version;
     const text = doc.getText();
-    if (text.length > MAX_DOCUMENT_LENGTH) {
-      return { uri, version, text, settings, tooLarge: true, lines: positionsOf(doc, text), graph: undefined, live: undefined, agentModules: [], agentCandidates: [], analysis: undefined, resultId: `${epoch}|${version}|large` };
-    }
+    if (text.length > MAX_DOCUMENT_LENGTH) return { uri, version, text, settings, lines: positionsOf(doc, text), analysis: undefined, resultId: `${epoch}|${version}|large` };
     const graph = live?.graph();
-    const { modules: agentModules, candidates: agentCandidates } = agents;
-    const resultId = `${epoch}|${version}|${settings.server.url}|${live ? live.generation : '-'}|${agentCandidates.join(',')}`;
+    const resultId = `${epoch}|${version}|${settings.server.url}|${live ? live.generation : '-'}|${agents.candidates.join(',')}`;
     const cached = this.states.get(uri);
-    if (cached && cached.resultId === resultId && cached.text === text) return cached;
-    const analysis = analyzeConfig(text, this.auditOptions(graph, agentCandidates));
-    const state: DocumentState = { uri, version, text, settings, tooLarge: false, lines: positionsOf(doc, text), graph, live, agentModules, agentCandidates, analysis, resultId };
+    if (cached && cached.resultId === resultId && cached.text === text && cached.agents === agents) return cached;
+    const options = this.auditOptions(graph, agents.candidates);
+    const analysis = analyzeConfig(text, options);
+    const state: CheckedState = {
+      uri,
+      version,
+      text,
+      settings,
+      lines: positionsOf(doc, text),
+      graph,
+      live,
+      agents,
+      analysis,
+      tree: once(() => featureTree(text, analysis.tree)),
+      safeFixes: once(() => applySafeFixes(text, options)),
+      resultId,
+    };
     this.states.set(uri, state);
     return state;
+  }
+
+  /** The state of a document the rule set checked, or undefined (not open, not served, or too large). */
+  private async checkedStateOf(uri: string): Promise<CheckedState | undefined> {
+    const state = await this.stateOf(uri);
+    return state?.analysis ? state : undefined;
   }
 
   private auditOptions(graph: Graph | undefined, agentCandidates: string[]): AuditOptions {
@@ -382,8 +418,8 @@ class TenxGraphServer {
   }
 
   private diagnosticsOf(state: DocumentState): Diagnostic[] {
-    if (state.tooLarge) return [tooLargeDiagnostic(state.text.length)];
-    return (state.analysis?.problems ?? []).map((p) => toDiagnostic(p, state.lines, state.uri, state.version));
+    if (!state.analysis) return [tooLargeDiagnostic(state.text.length)];
+    return state.analysis.problems.map((p) => toDiagnostic(p, state.lines, state.uri, state.version));
   }
 
   private contentChanged(uri: string): void {
@@ -456,8 +492,6 @@ class TenxGraphServer {
   }
 
   private async saved(uri: string): Promise<void> {
-    const folder = folderOf(uri);
-    if (folder) this.agentCache.delete(folder);
     const settings = await this.settingsFor(uri);
     if (!this.isServed(uri, settings) || this.modeOf(settings) !== 'live') return;
     const client = this.hub.existing(settings.server.url);
@@ -471,15 +505,15 @@ class TenxGraphServer {
   }
 
   private async codeActions(params: CodeActionParams): Promise<CodeAction[]> {
-    const state = await this.stateOf(params.textDocument.uri);
-    if (!state || state.tooLarge) return [];
+    const state = await this.checkedStateOf(params.textDocument.uri);
+    if (!state) return [];
     const only = params.context.only;
     const target = this.editTarget(state);
     const actions: CodeAction[] = [];
     if (kindRequested(only, CodeActionKind.QuickFix)) actions.push(...quickFixActions(target, params.context.diagnostics));
     const fixAllWanted = only?.length ? kindRequested(only, FIX_ALL_KIND) : true;
-    if (fixAllWanted && state.analysis?.problems.some((p) => p.fixes?.some((f) => f.safe && f.edits.length > 0))) {
-      const fixed = applySafeFixes(state.text, this.auditOptions(state.graph, state.agentCandidates));
+    if (fixAllWanted && state.analysis.problems.some((p) => p.fixes?.some((f) => f.safe && f.edits.length > 0))) {
+      const fixed = state.safeFixes();
       const action = fixAllAction(target, state.text, fixed.text, fixed.applied);
       if (action) actions.push(action);
     }
@@ -487,50 +521,51 @@ class TenxGraphServer {
   }
 
   private async completion(uri: string, position: { line: number; character: number }): Promise<CompletionItem[]> {
-    const state = await this.stateOf(uri);
-    if (!state || state.tooLarge) return [];
+    const state = await this.checkedStateOf(uri);
+    if (!state) return [];
     return completeAt({
       text: state.text,
       offset: state.lines.offsetAt(position),
       lines: state.lines,
-      tree: featureTree(state.text, state.analysis?.tree),
+      tree: state.tree(),
       graph: state.graph,
-      agentModules: state.agentModules,
-      agentCandidates: state.agentCandidates,
+      agentModules: state.agents.modules,
+      agentCandidates: state.agents.candidates,
       snippets: this.snippets,
     });
   }
 
   private async hover(uri: string, position: { line: number; character: number }) {
-    const state = await this.stateOf(uri);
-    if (!state || state.tooLarge) return null;
+    const state = await this.checkedStateOf(uri);
+    if (!state) return null;
     return hoverAt({
       offset: state.lines.offsetAt(position),
       lines: state.lines,
-      tree: featureTree(state.text, state.analysis?.tree),
+      tree: state.tree(),
+      problems: state.analysis.problems,
       graph: state.graph,
       status: this.statusOf(state),
-      agentModules: state.agentModules,
+      agentModules: state.agents.modules,
       now: this.now(),
     });
   }
 
-  private statusOf(state: DocumentState): StatusParams | undefined {
+  private statusOf(state: CheckedState): StatusParams | undefined {
     if (state.live) return state.live.currentStatus();
     const mode = this.modeOf(state.settings);
     return mode === 'live' ? undefined : passiveStatus(state.settings.server.url, mode, RULESET_VERSION);
   }
 
   private async symbols(uri: string) {
-    const state = await this.stateOf(uri);
-    if (!state || state.tooLarge) return [];
-    const symbols = documentSymbols(featureTree(state.text, state.analysis?.tree), state.lines);
+    const state = await this.checkedStateOf(uri);
+    if (!state) return [];
+    const symbols = documentSymbols(state.tree(), state.lines);
     return this.hierarchicalSymbols ? symbols : flattenSymbols(symbols, uri);
   }
 
   private async format(uri: string, options: { tabSize: number; insertSpaces: boolean }, range?: { start: { line: number; character: number }; end: { line: number; character: number } }) {
-    const state = await this.stateOf(uri);
-    if (!state || state.tooLarge) return [];
+    const state = await this.checkedStateOf(uri);
+    if (!state) return [];
     return formatText(state.text, state.lines, options, range);
   }
 }

@@ -15,3 +15,4 @@ export { LineIndex } from './lineIndex';
 export type { JsonNode } from './parse';
 export { nodeAtOffset, pathOfNode } from './parse';
 export { Tree, Kind, NONE } from './tree';
+export { toolNodes } from './context';

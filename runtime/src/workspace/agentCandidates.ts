@@ -1,20 +1,27 @@
 /**
  * Finds agent modules beside a config by reading (never running) the files: each
- * `graph.ts`-like module and the compiled graphs it exports, as `module:export` specs.
+ * `graph.ts`-like module, the exports found in it and the compiled graphs among them, as
+ * `module:export` specs. `10xgraph audit` and the language server share this one scanner, so
+ * both offer the same specs in the same order.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The extensions `agent` modules may have, in the order the loader tries them. */
 export const AGENT_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
 
+// A larger file is listed as a module but not read for exports.
 const MAX_FILE_BYTES = 512 * 1024;
-const MAX_FILES = 200;
+const MAX_MODULES = 200;
 
 /** A module beside a config, read from its source: its exports, graph-looking ones first. */
-export interface ModuleExports {
+export interface AgentModule {
   /** The module as `agent` spells it (no extension). */
   module: string;
+  /** The file it resolves to (the first of `AGENT_EXTENSIONS` present). */
+  file: string;
+  /** Exports that look like compiled graphs, then the other exports. */
   exports: string[];
   /** How many of `exports`, from the start, look like compiled graphs. */
   graphExports: number;
@@ -22,27 +29,74 @@ export interface ModuleExports {
 
 /** `module:export` specs found in `dir`, likeliest first (files named graph/agent/app first). */
 export function findAgentCandidates(dir: string): string[] {
+  return agentSpecs(scanAgentModules(dir));
+}
+
+/** The modules in `dir` an `agent` field could name, graph-looking ones first; read synchronously. */
+function scanAgentModules(dir: string): AgentModule[] {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
     return [];
   }
-  const modules: ModuleExports[] = [];
-  for (const name of names.slice(0, MAX_FILES)) {
-    const ext = AGENT_EXTENSIONS.find((e) => name.endsWith(e));
-    if (!ext || name.endsWith('.d.ts') || /\.(test|spec)\./.test(name)) continue;
-    const path = join(dir, name);
-    let source: string;
+  const modules: AgentModule[] = [];
+  for (const { module, file } of moduleFiles(dir, names)) {
     try {
-      if (statSync(path).size > MAX_FILE_BYTES) continue;
-      source = readFileSync(path, 'utf8');
+      const info = statSync(file);
+      if (info.isFile()) modules.push({ module, file, ...moduleExports(info.size <= MAX_FILE_BYTES ? readFileSync(file, 'utf8') : '') });
     } catch {
-      continue;
+      // A file that vanished or cannot be read is simply not a candidate.
     }
-    modules.push({ module: name.slice(0, -ext.length), ...moduleExports(source) });
   }
-  return agentSpecs(modules);
+  return graphsFirst(modules);
+}
+
+/** `scanAgentModules` without blocking: the same modules, read with asynchronous file calls. */
+export async function readAgentModules(dir: string): Promise<AgentModule[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const modules: AgentModule[] = [];
+  for (const { module, file } of moduleFiles(dir, names)) {
+    try {
+      const info = await stat(file);
+      if (info.isFile()) modules.push({ module, file, ...moduleExports(info.size <= MAX_FILE_BYTES ? await readFile(file, 'utf8') : '') });
+    } catch {
+      // A file that vanished or cannot be read is simply not a candidate.
+    }
+  }
+  return graphsFirst(modules);
+}
+
+/**
+ * The file each module of a folder listing resolves to: declarations, tests and dot-files are
+ * skipped, a module present with several extensions keeps the one the loader tries first, and
+ * a folder of thousands of files yields at most `MAX_MODULES`, the same ones on every system.
+ */
+function moduleFiles(dir: string, names: string[]): Array<{ module: string; file: string }> {
+  const byModule = new Map<string, string>();
+  for (const name of names.sort().slice(0, MAX_MODULES * 4)) {
+    if (name.endsWith('.d.ts') || /\.(test|spec)\.[cm]?[jt]s$/.test(name) || name.startsWith('.')) continue;
+    const ext = AGENT_EXTENSIONS.find((e) => name.endsWith(e));
+    if (!ext) continue;
+    const module = name.slice(0, -ext.length);
+    const known = byModule.get(module);
+    if (!known || rankOf(ext) < rankOf(known.slice(module.length))) byModule.set(module, name);
+    if (byModule.size >= MAX_MODULES) break;
+  }
+  return [...byModule].map(([module, name]) => ({ module, file: join(dir, name) }));
+}
+
+function rankOf(ext: string): number {
+  return (AGENT_EXTENSIONS as readonly string[]).indexOf(ext);
+}
+
+function graphsFirst(modules: AgentModule[]): AgentModule[] {
+  return modules.sort((a, b) => Number(b.graphExports > 0) - Number(a.graphExports > 0) || a.module.localeCompare(b.module));
 }
 
 /**
@@ -50,7 +104,7 @@ export function findAgentCandidates(dir: string): string[] {
  * graph, agent, app or main, then the others, each in alphabetical order. The CLI and the
  * language server offer the same specs in the same order.
  */
-export function agentSpecs(modules: readonly ModuleExports[]): string[] {
+export function agentSpecs(modules: readonly AgentModule[]): string[] {
   const specs: Array<{ spec: string; rank: number }> = [];
   for (const m of modules) {
     const rank = /^(graph|agent|app|main)$/.test(m.module) ? 0 : 1;
@@ -68,7 +122,7 @@ const LIST = /export\s*\{([^}]*)\}/g;
  * (`export const app = graph.compile()`, or a compiled local in `export { app }`) first, then the
  * others. `graphExports` says how many of `exports` are graph-looking.
  */
-export function moduleExports(source: string): { exports: string[]; graphExports: number } {
+function moduleExports(source: string): { exports: string[]; graphExports: number } {
   const graphs = new Set<string>();
   const compiledLocals = new Set<string>();
   for (const m of source.matchAll(COMPILED)) (m[1] ? graphs : compiledLocals).add(m[2]);
