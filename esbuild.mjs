@@ -14,6 +14,8 @@ const bundles = [
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
   { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'ws', 'ajv', 'jsonc-parser'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
+  { entry: 'runtime/src/live/index.ts', outfile: 'runtime/dist/live.js', platform: 'node', format: 'cjs' },
+  { entry: 'runtime/src/workspace/index.ts', outfile: 'runtime/dist/workspace.js', platform: 'node', format: 'cjs' },
   // The client is browser-compatible: fetch and WebSocket only.
   { entry: 'runtime/src/client/index.ts', outfile: 'runtime/dist/client.js', platform: 'neutral', format: 'cjs', mainFields: ['module', 'main'] },
   { entry: 'runtime/src/client/index.ts', outfile: 'runtime/dist/client.mjs', platform: 'neutral', format: 'esm', mainFields: ['module', 'main'] },

@@ -4,7 +4,7 @@
  * `applySafeFixes` delivered as one edit.
  */
 import { type CodeAction, CodeActionKind, type Diagnostic, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver';
-import type { TextEdit as OffsetEdit } from '../../runtime/src/rules/types';
+import type { TextEdit as OffsetEdit } from '10xgraph/rules';
 import type { Positions } from './positions';
 import { fixesOf, rangeOf } from './diagnostics';
 import { RefreshGraphCommand } from './protocol';

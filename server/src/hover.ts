@@ -4,9 +4,7 @@
  * worded for the hover; on `agent`, the file it resolves to.
  */
 import { type Hover, MarkupKind } from 'vscode-languageserver';
-import type { Graph, GraphNode, Problem, ProblemCode } from '../../runtime/src/rules/types';
-import { type JsonNode, nodeAtOffset, pathOfNode } from '../../runtime/src/rules/index';
-import { splitAgentSpec } from '../../runtime/src/rules/rules/agent-invalid';
+import { type Graph, type GraphNode, type JsonNode, nodeAtOffset, pathOfNode, type Problem, type ProblemCode, splitAgentSpec } from '10xgraph/rules';
 import type { Positions } from './positions';
 import type { AgentModule } from './agentModules';
 import type { StatusParams } from './protocol';

@@ -23,9 +23,8 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { type Analysis, analyzeConfig, applySafeFixes, type JsonNode, RULESET_VERSION } from '../../runtime/src/rules/index';
-import type { AuditOptions, Graph } from '../../runtime/src/rules/types';
-import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
+import { type Analysis, analyzeConfig, applySafeFixes, type AuditOptions, type Graph, type JsonNode, RULESET_VERSION } from '10xgraph/rules';
+import { fetchLiveGraph } from '10xgraph/live';
 import { type AgentInfo, AgentModuleCache, NO_AGENTS } from './agentModules';
 import { fixAllAction, FIX_ALL_KIND, kindRequested, quickFixActions, type EditTarget } from './codeActions';
 import { completeAt } from './completion';

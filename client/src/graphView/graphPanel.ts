@@ -5,9 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { fetchLiveGraph } from '../../../runtime/src/live/fetchGraph';
-import type { Graph } from '../../../runtime/src/rules/types';
-import { declaredTools } from '../../../runtime/src/rules/declaredTools';
+import { fetchLiveGraph } from '10xgraph/live';
+import { declaredTools, type Graph } from '10xgraph/rules';
 import type { StatusParams } from '../../../server/src/protocol';
 import { readSettings } from '../settings';
 import type { TokenStore } from '../tokens';

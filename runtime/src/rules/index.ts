@@ -16,3 +16,4 @@ export type { JsonNode } from './parse';
 export { nodeAtOffset, pathOfNode } from './parse';
 export { Tree, Kind, NONE } from './tree';
 export { toolNodes } from './context';
+export { splitAgentSpec } from './rules/agent-invalid';
