@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest } from 'vscode-languageclient/node';
-import { RefreshGraphCommand, type StatusParams } from '../../server/src/protocol';
+import { RefreshGraphCommand, type StatusParams } from '../../common/protocol';
 import { describeSummary, WorkspaceAuditor, type AuditSummary } from './audit';
 import { GraphPanel, type GraphViewState } from './graphView/graphPanel';
 import { LanguageModeAssigner } from './languageMode';

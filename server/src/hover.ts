@@ -7,7 +7,7 @@ import { type Hover, MarkupKind } from 'vscode-languageserver';
 import { type Graph, type GraphNode, type JsonNode, nodeAtOffset, pathOfNode, type Problem, type ProblemCode, splitAgentSpec } from '10xgraph/rules';
 import type { Positions } from './positions';
 import type { AgentModule } from './agentModules';
-import type { StatusParams } from './protocol';
+import type { StatusParams } from '../../common/protocol';
 import { type FieldDoc, fieldMarkdown, PARAMETERS_KEYWORDS, ROOT_FIELDS, SCHEMA_KEYWORDS, TOOL_FIELDS, toolListMarkdown } from './fieldDocs';
 import { type JsonPath, nodeAtPath, schemaPlaceOf, toolIndexOf } from './jsonPaths';
 import { rangeOf } from './diagnostics';

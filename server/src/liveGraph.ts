@@ -7,7 +7,7 @@
  */
 import type { Graph } from '10xgraph/rules';
 import type { fetchLiveGraph } from '10xgraph/live';
-import type { LiveGraphState, StatusParams } from './protocol';
+import type { LiveGraphState, StatusParams } from '../../common/protocol';
 import type { GraphCache } from './graphCache';
 
 /** The fetcher, injected so tests and benchmarks can count or replace it. */

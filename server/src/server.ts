@@ -37,7 +37,7 @@ import { type FetchGraph, type LiveGraphClient, LiveGraphHub, passiveStatus, typ
 import { folderOf, matchPathsOf } from './paths';
 import { type Positions, positionsOf } from './positions';
 import { matchAny } from './glob';
-import { RefreshGraphCommand, StatusNotification, type StatusParams, TrustNotification } from './protocol';
+import { RefreshGraphCommand, StatusNotification, type StatusParams, TrustNotification } from '../../common/protocol';
 import {
   DEFAULT_SETTINGS,
   parseSettings,
@@ -45,7 +45,7 @@ import {
   type Settings,
   storagePathFromInitializationOptions,
   trustedFromInitializationOptions,
-} from './settings';
+} from '../../common/settings';
 import { documentSymbols, flattenSymbols } from './symbols';
 
 /** What the server takes from its surroundings; tests and benchmarks may replace parts. */

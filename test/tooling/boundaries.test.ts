@@ -17,9 +17,10 @@ function crossings(dir: string, forbidden: string[]): string[] {
   return found;
 }
 
-test('the language server and the extension reach the runtime only through its package name', () => {
+test('the language server and the extension reach the runtime only through its package name, and each other only through common/', () => {
   assert.deepEqual(crossings('server/src', ['runtime', 'client']), []);
-  assert.deepEqual(crossings('client/src', ['runtime']), []);
+  assert.deepEqual(crossings('client/src', ['runtime', 'server']), []);
+  assert.deepEqual(crossings('common', ['runtime', 'server', 'client']), []);
 });
 
 test('every 10xgraph import of the server and the extension is a public entry point of the runtime', () => {

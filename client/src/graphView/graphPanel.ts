@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { fetchLiveGraph } from '10xgraph/live';
 import { declaredTools, type Graph } from '10xgraph/rules';
-import type { StatusParams } from '../../../server/src/protocol';
+import type { StatusParams } from '../../../common/protocol';
 import { readSettings } from '../settings';
 import type { TokenStore } from '../tokens';
 import { ageOf } from '../statusText';
