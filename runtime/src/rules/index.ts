@@ -7,7 +7,7 @@ export * from './types';
 export { auditConfig, analyzeConfig, RULESET_VERSION } from './audit';
 export type { Analysis, ParsedConfig, RemoteToolSchema } from './audit';
 export { applyEdits, applySafeFixes } from './edits';
-export { declaredTools } from './declaredTools';
+export { declaredTools, declaredToolsOf } from './declaredTools';
 export type { DeclaredTool } from './declaredTools';
 export { RULES, ruleDocsAnchor } from './catalog';
 export type { RuleInfo } from './catalog';
