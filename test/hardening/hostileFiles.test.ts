@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic } from 'vscode-languageserver-protocol/node';
-import { formatProblemLine } from '../../runtime/src/cli/format';
+import { formatProblemLine } from '../../runtime/src/rules/problemText';
 import { auditConfig, LineIndex, type Problem } from '../../runtime/src/rules/index';
 import { generateConfig } from '../../bench/generate';
 import { CORPUS_GRAPH } from '../support/corpus';

@@ -35,3 +35,10 @@ test('every 10xgraph import of the server and the extension is a public entry po
     assert.ok(paths.includes(specifier), `${specifier} is not mapped to its source in tsconfig.base.json "paths"`);
   }
 });
+
+test('the runtime library never imports a front end: only the CLI imports runtime/src/cli', () => {
+  const library = listSources('runtime/src').filter((file) => !file.startsWith('runtime/src/cli/'));
+  assert.ok(library.length > 30);
+  const found = library.flatMap((file) => importsOf(file).filter((edge) => edge.target?.startsWith('runtime/src/cli/')).map((edge) => `${file}: ${edge.specifier}`));
+  assert.deepEqual(found, []);
+});

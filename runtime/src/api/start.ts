@@ -3,11 +3,11 @@
  * with the graph known, refuse on any error, attach the remote tools, log the warnings, serve.
  */
 import { dirname, join, resolve } from 'node:path';
-import { formatProblemLine } from '../cli/format';
+import { formatProblemLine } from '../rules/problemText';
 import type { CompiledGraph } from '../graph/compiledGraph';
 import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '../rules/index';
-import { loadConfigAgent } from './loadAgent';
+import { loadConfigAgent } from '../agent/loadAgent';
 import { ConfigReadError, displayPath, readConfigText } from '../workspace/configFile';
 import { createApiServer, type ApiLogger, type ApiServer } from './server';
 import { ThreadStore } from './store';

@@ -5,12 +5,12 @@
  */
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve, relative } from 'node:path';
-import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type Graph, type Problem, type ProblemCode } from '../rules/index';
+import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type Problem, type ProblemCode } from '../rules/index';
 import { fetchLiveGraph } from '../live/fetchGraph';
 import { findAgentCandidates } from '../workspace/agentCandidates';
 import { displayPath, readConfigText } from '../workspace/configFile';
-import { countProblems, formatProblemLine, problemRange } from './format';
-import { loadGraphForAudit } from './auditGraph';
+import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
+import { type GraphSource, loadGraphForAudit } from './auditGraph';
 import { readArgs, UsageError } from './args';
 
 const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
@@ -93,14 +93,6 @@ function writeFileAtomic(path: string, text: string): void {
     }
     throw error;
   }
-}
-
-/** How the graph was known for one audit. */
-export interface GraphSource {
-  mode: 'loaded' | 'url' | 'skipped';
-  graph?: Graph;
-  /** Why the graph rules were skipped, or where the graph came from. */
-  note: string;
 }
 
 /** Runs `10xgraph audit` with `argv`; resolves to the exit code. */
