@@ -1,5 +1,5 @@
 // One script, one entry per bundle. `node esbuild.mjs [--production] [--watch]`.
-// Entries whose source does not exist yet are skipped with a note, so a partial tree builds.
+// A missing entry is an error: a bundle that silently stops being built would ship stale.
 import * as esbuild from 'esbuild';
 import { existsSync } from 'node:fs';
 
@@ -32,8 +32,8 @@ const contexts = [];
 for (const { entry, ...options } of bundles) {
   if (production && !SHIPPED.has(options.outfile)) continue;
   if (!existsSync(entry)) {
-    console.log(`esbuild: skipped ${options.outfile} (no ${entry} yet)`);
-    continue;
+    console.error(`esbuild: ${entry} does not exist, so ${options.outfile} cannot be built; fix the entry in esbuild.mjs.`);
+    process.exit(1);
   }
   const config = {
     entryPoints: [entry],
