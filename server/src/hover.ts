@@ -1,5 +1,5 @@
 /**
- * Hover: what a field means (SPEC §1, with links to its rules); on a `node` value, what the
+ * Hover: what a field means (docs/spec.md §1, with links to its rules); on a `node` value, what the
  * live graph says of that node; on a `name`, the rule set's verdict on the tool's attachment,
  * worded for the hover; on `agent`, the file it resolves to.
  */

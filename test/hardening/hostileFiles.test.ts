@@ -299,7 +299,7 @@ describe('hostile files', () => {
     });
 
     test('found by hostile files: a message names a 1 MB key without quoting all of it', () => {
-      // SPEC: a message says in one sentence what is wrong, where and what to do. A message that
+      // docs/spec.md §2: a message says in one sentence what is wrong, where and what to do. A message that
       // quotes a 1 MB key whole is a 1 MB line in the terminal, the Problems panel and the log.
       for (const p of auditConfig(text)) assert.ok(p.message.length <= 2000, `${p.code}: the message is ${p.message.length} characters long`);
     });

@@ -1,5 +1,5 @@
 /**
- * The live graph over stdio, against a loopback server answering SPEC §3: the graph rules
+ * The live graph over stdio, against a loopback server answering docs/spec.md §3: the graph rules
  * cross-checked, the server going away and coming back, the disk cache, trust, the token,
  * version mismatch, and hostile servers. Requests are counted to prove that typing never
  * fetches.

@@ -16,7 +16,7 @@ const BROKEN = '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name":
 const CLOSED_PORT_URL = 'http://127.0.0.1:9';
 
 describe('parseSettings', () => {
-  test('nothing gives the defaults of SPEC §5', () => {
+  test('nothing gives the defaults of docs/spec.md §5', () => {
     assert.deepEqual(parseSettings(undefined), { ...DEFAULT_SETTINGS, server: { ...DEFAULT_SETTINGS.server, token: undefined } });
     assert.equal(parseSettings(null).server.url, 'http://localhost:8000');
     assert.equal(parseSettings({}).server.timeoutMs, 2000);

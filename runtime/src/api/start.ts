@@ -1,5 +1,5 @@
 /**
- * Start-up of `10xgraph api` (SPEC §4): read the config, load the agent module, run the rule set
+ * Start-up of `10xgraph api` (docs/spec.md §4): read the config, load the agent module, run the rule set
  * with the graph known, refuse on any error, attach the remote tools, log the warnings, serve.
  */
 import { dirname, join, resolve } from 'node:path';
@@ -109,7 +109,7 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
 }
 
 /**
- * Starts `10xgraph api` as SPEC §4 says, logging `Attached N configured remote tools (to NODE,
+ * Starts `10xgraph api` as docs/spec.md §4 says, logging `Attached N configured remote tools (to NODE,
  * ...)`, each warning, and `Listening on http://HOST:PORT`. Throws `ApiStartupError` without
  * listening when the config has errors or the server cannot run.
  */
