@@ -2,7 +2,7 @@
  * The envelope every answer is wrapped in, and reading a JSON body within a size limit.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorEnvelope, ResponseMetadata } from '../wire';
+import type { ErrorEnvelope, ResponseMetadata } from '10xgraph-client/wire';
 import { ApiError } from './errors';
 
 /** Makes the metadata of an answer. */

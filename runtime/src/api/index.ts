@@ -3,7 +3,7 @@
  */
 export { createApiServer, DEFAULT_MAX_BODY_BYTES } from './server';
 export type { ApiServer, ApiServerOptions, ApiLogger, ServableGraph } from './server';
-export type { StreamChunk } from '../wire';
+export type { StreamChunk } from '10xgraph-client/wire';
 export { startApiServer, prepareAgent, ApiStartupError } from './start';
 export type { StartApiOptions, RunningApiServer, PreparedAgent } from './start';
 export { loadAgentGraph, resolveAgentModule, parseAgentSpec, AgentLoadError, AGENT_EXTENSIONS } from '../agent/loadAgent';

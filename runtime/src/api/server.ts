@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import type { CompiledGraph } from '../graph/compiledGraph';
 import { errorCodeOf, errorMessageOf } from '../graph/errors';
-import type { GraphDescription, GraphTools, Message, RemoteToolCall as RemoteCall, StreamChunk } from '../wire';
+import type { GraphDescription, GraphTools, Message, RemoteToolCall as RemoteCall, StreamChunk } from '10xgraph-client/wire';
 import { validateResume } from '../graph/resume';
 import { ApiError, statusForRunError } from './errors';
 import { errorPayload, readJsonBody, sendData, sendError } from './http';

@@ -2,7 +2,7 @@
  * Checks a run request body (`{messages, config?: {thread_id?}, recursion_limit?}`) field by
  * field. Each refusal is a 422 that names the field, so a client knows exactly what to change.
  */
-import { DEFAULT_RECURSION_LIMIT, MAX_RECURSION_LIMIT, newMessageId, type Block, type Message } from '../wire';
+import { DEFAULT_RECURSION_LIMIT, MAX_RECURSION_LIMIT, newMessageId, type Block, type Message } from '10xgraph-client/wire';
 import { ApiError } from './errors';
 
 /** A checked run request. */

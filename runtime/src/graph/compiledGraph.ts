@@ -10,7 +10,7 @@ import { nameConflictMessage } from '../rules/rules/name-conflicts-with-server-t
 import type { Graph } from '../rules/types';
 import { AttachRemoteToolsError, GraphRunError, errorCodeOf, errorMessageOf } from './errors';
 import { newMessageId, type Message, type RemoteCall } from './messages';
-import { DEFAULT_RECURSION_LIMIT } from '../wire';
+import { DEFAULT_RECURSION_LIMIT } from '10xgraph-client/wire';
 import { isModelNode, type ModelNode } from './modelNode';
 import { validateResume } from './resume';
 import { isPlainObject, isToolNode, type RemoteToolDefinition, type ToolNode } from './toolNode';

@@ -1,7 +1,7 @@
 /**
- * Messages and content blocks of the graph: the wire's own (`../wire`), so the graph keeps its
- * conversation in exactly the shape the API speaks and the server stores and sends it without
- * translation. Re-exported here as part of the graph library's public API.
+ * Messages and content blocks of the graph: the wire's own (`10xgraph-client/wire`), so the
+ * graph keeps its conversation in exactly the shape the API speaks and the server stores and
+ * sends it without translation. Re-exported here as part of the graph library's public API.
  */
-export type { Role, TextBlock, ToolCallBlock, RemoteToolCallBlock, ToolResultBlock, Block, Message, RemoteToolCall as RemoteCall } from '../wire';
-export { newMessageId, newCallId, textMessage, toolResultMessage, textOf, blocksOf } from '../wire';
+export type { Role, TextBlock, ToolCallBlock, RemoteToolCallBlock, ToolResultBlock, Block, Message, RemoteToolCall as RemoteCall } from '10xgraph-client/wire';
+export { newMessageId, newCallId, textMessage, toolResultMessage, textOf, blocksOf } from '10xgraph-client/wire';

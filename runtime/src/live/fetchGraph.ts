@@ -5,7 +5,7 @@
  * sends the token only to the origin it belongs to.
  */
 import type { Graph, GraphEdge, GraphNode, GraphTool, NodeKind } from '../rules/types';
-import type { DataEnvelope, GraphDescription, GraphTools } from '../wire';
+import type { DataEnvelope, GraphDescription, GraphTools } from '10xgraph-client/wire';
 import { nodeGet } from './nodeGet';
 
 /** A wire shape as it may arrive from any server: every field named, none trusted. */
