@@ -1,5 +1,5 @@
 // One script, one entry per bundle. `node esbuild.mjs [--production] [--watch]`.
-// Entries whose source does not exist yet are skipped with a note, so a partial tree builds.
+// A missing entry is an error: a bundle that silently stops being built would ship stale.
 import * as esbuild from 'esbuild';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -16,6 +16,8 @@ const bundles = [
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
   { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'ws', 'ajv', 'jsonc-parser', '10xgraph-client'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
+  { entry: 'runtime/src/live/index.ts', outfile: 'runtime/dist/live.js', platform: 'node', format: 'cjs' },
+  { entry: 'runtime/src/workspace/index.ts', outfile: 'runtime/dist/workspace.js', platform: 'node', format: 'cjs' },
   // The client package (10xgraph-client) is browser-compatible: fetch and WebSocket only, no
   // dependencies. `10xgraph/client` re-exports it rather than carrying a second copy.
   { entry: 'client-sdk/src/index.ts', outfile: 'client-sdk/dist/index.cjs', platform: 'neutral', format: 'cjs', target: 'es2022' },
@@ -52,8 +54,8 @@ const MINIFIED = new Set(['dist/extension.js', 'dist/server.js', 'server/dist/se
 const contexts = [];
 for (const { entry, ...options } of bundles) {
   if (!existsSync(entry)) {
-    console.log(`esbuild: skipped ${options.outfile} (no ${entry} yet)`);
-    continue;
+    console.error(`esbuild: ${entry} does not exist, so ${options.outfile} cannot be built; fix the entry in esbuild.mjs.`);
+    process.exit(1);
   }
   const config = {
     entryPoints: [entry],

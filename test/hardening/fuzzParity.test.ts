@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import type { Diagnostic, TextDocumentContentChangeEvent } from 'vscode-languageserver-protocol/node';
 import { ApiStartupError, prepareAgent } from '../../runtime/src/api/start';
-import { formatProblemLine } from '../../runtime/src/cli/format';
+import { formatProblemLine } from '../../runtime/src/rules/problemText';
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
 import { auditConfig, LineIndex, type AuditOptions, type Graph, type Problem } from '../../runtime/src/rules/index';
 import { findAgentCandidates } from '../../runtime/src/workspace/agentCandidates';

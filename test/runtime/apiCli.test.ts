@@ -11,7 +11,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadAgentGraph } from '../../runtime/src/api/index';
-import { formatProblemLine } from '../../runtime/src/cli/format';
+import { formatProblemLine } from '../../runtime/src/rules/problemText';
 import { analyzeConfig } from '../../runtime/src/rules/index';
 import { ROOT } from './serverHelpers';
 
