@@ -10,7 +10,8 @@ const USAGE = `usage: 10xgraph <command> [options]
 
 commands:
   audit [FILE] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]
-        check a 10xgraph.json (default ./10xgraph.json) with the rule set the server uses
+        check a 10xgraph.json (default ./10xgraph.json) with the rule set the server uses;
+        runs the agent module's code unless --no-graph or --graph-url is given
   api [--config FILE] [--host 127.0.0.1] [--port 8000] [--db FILE]
         check the config, load the agent module and serve the graph over HTTP and WebSocket
 
