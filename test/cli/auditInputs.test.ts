@@ -4,7 +4,7 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/run';
@@ -97,5 +97,27 @@ describe('- reads the config from standard input', () => {
     const result = await runCli(['audit', '-', '--no-graph', '--fix'], { input: '{}' });
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--fix cannot write to standard input/);
+  });
+});
+
+describe('what audit runs and reads', () => {
+  test('--help says plainly that the agent module is run, and how not to', async () => {
+    const result = await runCli(['audit', '--help']);
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /audit RUNS THAT MODULE'S CODE/);
+    assert.match(result.stdout, /pass --no-graph \(nothing is run or read besides FILE\) or --graph-url/);
+    const usage = await runCli(['--help']);
+    assert.match(usage.stdout, /runs the agent module's code unless --no-graph or --graph-url is given/);
+  });
+
+  test('--no-graph does not look at the modules beside the file', async () => {
+    const dir = join(temp, 'beside');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'mygraph.ts'), "import { StateGraph } from '10xgraph';\nexport const flow = new StateGraph().compile();\n");
+    writeFileSync(join(dir, '10xgraph.json'), '{}');
+    const scanned = await runCli(['audit'], { cwd: dir });
+    assert.match(scanned.stdout, /error \[agent-missing\] .*e\.g\. "mygraph:flow"/);
+    const skipped = await runCli(['audit', '--no-graph'], { cwd: dir });
+    assert.match(skipped.stdout, /error \[agent-missing\] .*e\.g\. "graph:app"/);
   });
 });
