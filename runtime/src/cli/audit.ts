@@ -1,7 +1,8 @@
 /**
  * `10xgraph audit [FILE | -] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]`:
  * the rule set run over one file and printed. Exit 0 when no error, 1 when errors, 2 when it
- * could not run.
+ * could not run. Every line of text output has its control characters escaped (names come from
+ * the file); JSON and SARIF carry the exact text.
  */
 import { dirname, resolve, relative } from 'node:path';
 import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type AuditOptions, type Graph, type Problem, type ProblemCode } from '../rules/index';
@@ -12,6 +13,7 @@ import { FileChangedError, writeFixedFile } from './fixFile';
 import { countProblems, formatProblemLine, problemRange } from './format';
 import { loadGraphForAudit } from './auditGraph';
 import { readArgs, UsageError } from './args';
+import { escapeControl } from '../text/escapeControl';
 
 const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
 
@@ -100,7 +102,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   try {
     args = parseArgs(argv);
   } catch (error) {
-    err.write(`10xgraph audit: ${(error as Error).message}\nRun '10xgraph audit --help' for usage.\n`);
+    err.write(`10xgraph audit: ${escapeControl((error as Error).message)}\nRun '10xgraph audit --help' for usage.\n`);
     return 2;
   }
   if (args === 'help') {
@@ -122,7 +124,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
     }
   } catch (error) {
     const hint = error instanceof ConfigReadError && error.reason === 'not-regular' ? ' To read standard input, give - as FILE.' : '';
-    err.write(`10xgraph audit: ${(error as Error).message}${hint}\n`);
+    err.write(`10xgraph audit: ${escapeControl((error as Error).message)}${hint}\n`);
     return 2;
   }
 
@@ -132,14 +134,14 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   } else if (args.graphUrl !== undefined) {
     const result = await fetchLiveGraph(args.graphUrl, { timeoutMs: args.timeoutMs, token: process.env.TENXGRAPH_TOKEN || undefined });
     if (!result.ok) {
-      err.write(`10xgraph audit: could not read the graph from ${args.graphUrl}: ${result.error}.\n`);
+      err.write(escapeControl(`10xgraph audit: could not read the graph from ${args.graphUrl}: ${result.error}.`) + '\n');
       return 2;
     }
     source = { mode: 'url', graph: result.graph, note: `from ${args.graphUrl} (${result.graph.nodes.length} nodes)` };
   } else {
     const loaded = await loadGraphForAudit(path, text);
     if ('error' in loaded) {
-      err.write(`10xgraph audit: could not load the agent module: ${loaded.error}\nPass --no-graph to check the file without the graph, or --graph-url URL to check it against a running server.\n`);
+      err.write(`10xgraph audit: could not load the agent module: ${escapeControl(loaded.error)}\nPass --no-graph to check the file without the graph, or --graph-url URL to check it against a running server.\n`);
       return 2;
     }
     source = loaded;
@@ -163,8 +165,8 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
       try {
         await writeFixedFile(path, read, result.text);
       } catch (error) {
-        if (error instanceof FileChangedError) err.write(`10xgraph audit: ${shown} changed since it was read; nothing was written: run the audit again.\n`);
-        else err.write(`10xgraph audit: could not write the fixes to ${shown}: ${(error as Error).message}\n`);
+        if (error instanceof FileChangedError) err.write(escapeControl(`10xgraph audit: ${shown} changed since it was read; nothing was written: run the audit again.`) + '\n');
+        else err.write(escapeControl(`10xgraph audit: could not write the fixes to ${shown}: ${(error as Error).message}`) + '\n');
         return 2;
       }
       text = result.text;
@@ -181,7 +183,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   } else {
     for (const problem of problems) out.write(formatProblemLine(shown, lines, problem) + '\n');
     const fixed = args.fix ? `fixed ${fixedCount} problem${fixedCount === 1 ? '' : 's'}; ` : '';
-    out.write(`${shown}: ${fixed}${countProblems(problems)}; graph ${source.mode === 'url' ? 'fetched' : source.mode} ${source.note}\n`);
+    out.write(escapeControl(`${shown}: ${fixed}${countProblems(problems)}; graph ${source.mode === 'url' ? 'fetched' : source.mode} ${source.note}`) + '\n');
   }
   return problems.some((p) => p.severity === 'error') ? 1 : 0;
 }

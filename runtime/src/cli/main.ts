@@ -5,6 +5,7 @@
 import { runAudit } from './audit';
 import { runApi } from './api';
 import { VERSION } from '../version';
+import { escapeControl } from '../text/escapeControl';
 
 const USAGE = `usage: 10xgraph <command> [options]
 
@@ -36,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${VERSION}\n`);
       return 0;
     default:
-      process.stderr.write(`10xgraph: unknown command '${command}'.\n\n${USAGE}\n`);
+      process.stderr.write(`10xgraph: unknown command '${escapeControl(command)}'.\n\n${USAGE}\n`);
       return 2;
   }
 }
@@ -48,7 +49,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`10xgraph: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`10xgraph: ${escapeControl(error instanceof Error ? error.message : String(error))}\n`);
       process.exitCode = 2;
     },
   );
