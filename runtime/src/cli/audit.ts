@@ -6,12 +6,10 @@
  */
 import { dirname, resolve, relative } from 'node:path';
 import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type AuditOptions, type Graph, type Problem, type ProblemCode } from '../rules/index';
-import { fetchLiveGraph } from '../live/fetchGraph';
 import { findAgentCandidates } from '../workspace/agentCandidates';
 import { ConfigReadError, displayPath, readConfigFile, readConfigStream, type ConfigFile } from '../workspace/configFile';
 import { FileChangedError, writeFixedFile } from './fixFile';
 import { countProblems, formatProblemLine, problemRange } from './format';
-import { loadGraphForAudit } from './auditGraph';
 import { readArgs, UsageError } from './args';
 import { escapeControl } from '../text/escapeControl';
 
@@ -132,6 +130,8 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   if (args.noGraph) {
     source = { mode: 'skipped', note: '(--no-graph): node names not checked' };
   } else if (args.graphUrl !== undefined) {
+    // Loaded only when used: an audit pays for no code it does not run (HTTP, the graph library).
+    const { fetchLiveGraph } = await import('../live/fetchGraph');
     const result = await fetchLiveGraph(args.graphUrl, { timeoutMs: args.timeoutMs, token: process.env.TENXGRAPH_TOKEN || undefined });
     if (!result.ok) {
       err.write(escapeControl(`10xgraph audit: could not read the graph from ${args.graphUrl}: ${result.error}.`) + '\n');
@@ -139,6 +139,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
     }
     source = { mode: 'url', graph: result.graph, note: `from ${args.graphUrl} (${result.graph.nodes.length} nodes)` };
   } else {
+    const { loadGraphForAudit } = await import('./auditGraph');
     const loaded = await loadGraphForAudit(path, text);
     if ('error' in loaded) {
       err.write(`10xgraph audit: could not load the agent module: ${escapeControl(loaded.error)}\nPass --no-graph to check the file without the graph, or --graph-url URL to check it against a running server.\n`);
