@@ -10,9 +10,11 @@ const watch = process.argv.includes('--watch');
 /** @type {Array<import('esbuild').BuildOptions & {entry: string}>} */
 const bundles = [
   // The CLI (`10xgraph audit`, `10xgraph api`). Native and compiler packages stay external:
-  // better-sqlite3 has a binary addon, esbuild compiles the agent module at run time.
-  // It ships in the `10xgraph` package (runtime/bin/10xgraph.js loads it), hence runtime/dist/.
-  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild'] },
+  // better-sqlite3 has a binary addon, esbuild compiles the agent module at run time. ajv and ws
+  // (dependencies of the runtime package) stay external too, so a plain audit, which needs
+  // neither, does not pay for compiling them at start-up. It ships in the `10xgraph` package
+  // (runtime/bin/10xgraph.js loads it), hence runtime/dist/.
+  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'ajv', 'ws'] },
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
   { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'ws', 'ajv', 'jsonc-parser', '10xgraph-client'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },

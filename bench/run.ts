@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { join } from 'node:path';
 import { benchAudit, plotAuditTimes } from './audit';
+import { benchAuditCli } from './auditCli';
 import { benchRuntime } from './runtime';
 
 type Section = { name: string; run: () => Promise<string> };
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
         return `${markdown}\n![Audit time against file size](audit-time.svg)\n`;
       },
     },
+    { name: 'audit-cli', run: () => benchAuditCli(log) },
     { name: 'runtime', run: benchRuntime },
   ];
   const serverBench = await loadServerBench();

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, copyFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { auditConfig, LineIndex, RULES } from '../../runtime/src/rules/index';
@@ -23,6 +23,7 @@ async function startGraphServer(nodes: FakeNode[], hostility: Hostility = { kind
 
 const corpus = loadCorpus();
 const temp = mkdtempSync(join(tmpdir(), '10xgraph-cli-'));
+after(() => rmSync(temp, { recursive: true, force: true }));
 
 describe('audit --format json on the corpus', () => {
   for (const c of corpus) {

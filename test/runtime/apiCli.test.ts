@@ -6,7 +6,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,8 +16,12 @@ import { analyzeConfig } from '../../runtime/src/rules/index';
 import { ROOT } from './serverHelpers';
 
 const CLI = resolve(ROOT, 'runtime', 'dist', 'cli.js');
-const AGENT = `${resolve(ROOT, 'examples', 'quickstart', 'graph')}:app`;
+// The quick start's graph, copied beside the configs (an agent module must be inside the
+// config's folder), with a node_modules link so that its `import '10xgraph'` resolves.
+const AGENT = 'graph:app';
 const folder = mkdtempSync(join(tmpdir(), '10xgraph-api-cli-'));
+copyFileSync(join(ROOT, 'examples', 'quickstart', 'graph.ts'), join(folder, 'graph.ts'));
+symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'), 'dir');
 
 interface Outcome {
   code: number | null;

@@ -36,6 +36,8 @@ export type Hostility =
 export class GraphHttpServer {
   readonly requests: Array<{ path: string; authorization?: string }> = [];
   hostility: Hostility = { kind: 'none' };
+  /** Called on each request before it is answered (a test's way to act while a client waits). */
+  onRequest?: (path: string) => void;
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -82,6 +84,7 @@ export class GraphHttpServer {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     this.requests.push({ path, authorization: req.headers.authorization });
+    this.onRequest?.(path);
     const h = this.hostility;
     switch (h.kind) {
       case 'slow': {

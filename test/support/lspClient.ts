@@ -6,7 +6,7 @@
  */
 import { poll, within } from './poll';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -73,9 +73,18 @@ export function fileUri(path: string): string {
   return pathToFileURL(path).href;
 }
 
-/** A fresh temporary folder. */
+// Every folder made here is removed when the test file's process ends (each test file runs in a
+// process of its own), whatever state its test left it in.
+const made = new Set<string>();
+process.once('exit', () => {
+  for (const folder of made) rmSync(folder, { recursive: true, force: true });
+});
+
+/** A fresh temporary folder, removed when the test process exits. */
 export function tempFolder(prefix = '10xgraph-ls-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  made.add(folder);
+  return folder;
 }
 
 /** A spawned server and the client side of its connection. */
@@ -86,6 +95,8 @@ export class TestClient {
   readonly configurationRequests: ConfigurationItem[] = [];
   refreshRequests = 0;
   stderr = '';
+  /** The server's storage folder (its graph cache): removed by `stop`. */
+  storagePath?: string;
   initializeResult!: InitializeResult;
   private readonly versions = new Map<string, number>();
   private exited = false;
@@ -138,6 +149,7 @@ export class TestClient {
       },
     };
     const storagePath = tempFolder('10xgraph-ls-cache-');
+    client.storagePath = storagePath;
     const exited = new Promise<never>((_, reject) =>
       child.once('exit', (code) => reject(new Error(`the server exited with code ${code} during initialize: ${client.stderr}`))),
     );
@@ -234,7 +246,11 @@ export class TestClient {
       }
       await within(new Promise((r) => this.process.once('exit', r)), 3000);
     }
-    if (this.alive) this.process.kill('SIGKILL');
+    if (this.alive) {
+      this.process.kill('SIGKILL');
+      await within(new Promise((r) => this.process.once('exit', r)), 3000);
+    }
     this.connection.dispose();
+    if (this.storagePath) rmSync(this.storagePath, { recursive: true, force: true });
   }
 }

@@ -12,7 +12,7 @@ import { AGENT_EXTENSIONS } from '../workspace/agentCandidates';
 import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
 import { GraphError } from '../graph/errors';
 import { isStateGraph } from '../graph/stateGraph';
-import { splitAgentSpec } from '../rules/rules/agent-invalid';
+import { agentSpecMessage, checkAgentSpec, splitAgentSpec } from '../rules/rules/agent-invalid';
 import { Kind, NONE, parseTree } from '../rules/tree';
 
 /** Why an agent module could not be loaded. */
@@ -35,10 +35,14 @@ const LOADABLE = new Set([...COMPILED, '.js', '.mjs', '.cjs']);
 /** Splits `module:export` at its last colon: the rule set's own split, so `agent-invalid` and the loader agree. */
 export { splitAgentSpec as parseAgentSpec };
 
-/** Finds the file of the agent's module, relative to the config's folder. Throws `AgentLoadError`. */
+/**
+ * Finds the file of the agent's module, relative to the config's folder; a spec the rule set
+ * refuses (`agent-invalid`: not `module:export`, or a module outside the config's folder) is
+ * refused here with the rule's own message. Throws `AgentLoadError`.
+ */
 export function resolveAgentModule(configPath: string, agentSpec: string): { file: string; exportName: string } {
-  const spec = splitAgentSpec(agentSpec);
-  if (!spec) throw new AgentLoadError('agent-invalid', `Agent '${agentSpec}' is not of the form "module:export" (for example "graph:app").`);
+  const spec = checkAgentSpec(agentSpec);
+  if (!spec.ok) throw new AgentLoadError('agent-invalid', `${agentSpecMessage(agentSpec, spec.why)} (in ${configPath})`);
   const base = resolve(dirname(resolve(configPath)), spec.module);
   const candidates = LOADABLE.has(extname(base)) ? [base] : AGENT_EXTENSIONS.map((ext) => base + ext);
   const file = candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());

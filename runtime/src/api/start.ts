@@ -4,6 +4,7 @@
  */
 import { dirname, join, resolve } from 'node:path';
 import { formatProblemLine } from '../rules/problemText';
+import { escapeControl } from '../text/escapeControl';
 import type { CompiledGraph } from '../graph/compiledGraph';
 import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '../rules/index';
@@ -46,10 +47,12 @@ export class ApiStartupError extends Error {
   readonly lines: string[];
 
   constructor(exitCode: 1 | 2, lines: string[]) {
-    super(lines.join('\n'));
+    // Each line is one line of text, whatever names from the file or the module it quotes.
+    const escaped = lines.map(escapeControl);
+    super(escaped.join('\n'));
     this.name = 'ApiStartupError';
     this.exitCode = exitCode;
-    this.lines = lines;
+    this.lines = escaped;
   }
 }
 
@@ -119,8 +122,9 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
   const shown = displayPath(configPath);
   const prepared = await prepareAgent(configPath, shown);
   const total = [...prepared.attached.values()].reduce((sum, n) => sum + n, 0);
-  log.info(`Attached ${total} configured remote tools${prepared.attached.size ? ` (to ${[...prepared.attached.keys()].join(', ')})` : ''}`);
-  for (const line of prepared.warningLines) log.warn(line);
+  // Node names come from the agent module and the config: escaped, as every log line of text.
+  log.info(escapeControl(`Attached ${total} configured remote tools${prepared.attached.size ? ` (to ${[...prepared.attached.keys()].join(', ')})` : ''}`));
+  for (const line of prepared.warningLines) log.warn(escapeControl(line));
   const dbPath = options.db ?? join(dirname(resolve(configPath)), '.10xgraph', 'threads.sqlite');
   let store: ThreadStore;
   try {

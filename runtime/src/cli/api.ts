@@ -6,6 +6,7 @@
  */
 import { ApiStartupError, startApiServer, type StartApiOptions } from '../api/start';
 import { readArgs, UsageError } from './args';
+import { escapeControl } from '../text/escapeControl';
 
 const HELP = `usage: 10xgraph api [--config FILE] [--host HOST] [--port PORT] [--db FILE]
 
@@ -59,7 +60,7 @@ export async function runApi(argv: string[]): Promise<number> {
   try {
     options = parseArgs(argv);
   } catch (error) {
-    process.stderr.write(`10xgraph api: ${(error as Error).message}\nRun '10xgraph api --help' for usage.\n`);
+    process.stderr.write(`10xgraph api: ${escapeControl((error as Error).message)}\nRun '10xgraph api --help' for usage.\n`);
     return 2;
   }
   if (options === 'help') {
@@ -86,7 +87,7 @@ export async function runApi(argv: string[]): Promise<number> {
     detach();
     if (error instanceof ApiStartupError) {
       const prefix = error.exitCode === 2 ? '10xgraph api: ' : '';
-      for (const line of error.lines) process.stderr.write(prefix + line + '\n');
+      for (const line of error.lines) process.stderr.write(prefix + escapeControl(line) + '\n');
       if (error.exitCode === 1) process.stderr.write('10xgraph api: not started: fix the errors above and start again.\n');
       return error.exitCode;
     }
@@ -100,7 +101,7 @@ export async function runApi(argv: string[]): Promise<number> {
       running.close().then(
         () => resolve(0),
         (error: unknown) => {
-          process.stderr.write(`10xgraph api: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          process.stderr.write(`10xgraph api: shutdown failed: ${escapeControl(error instanceof Error ? error.message : String(error))}\n`);
           resolve(1);
         },
       );

@@ -1,30 +1,37 @@
 /**
- * `10xgraph audit [FILE] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]`:
+ * `10xgraph audit [FILE | -] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]`:
  * the rule set run over one file and printed. Exit 0 when no error, 1 when errors, 2 when it
- * could not run.
+ * could not run. Every line of text output has its control characters escaped (names come from
+ * the file); JSON and SARIF carry the exact text.
  */
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve, relative } from 'node:path';
-import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type Problem, type ProblemCode } from '../rules/index';
-import { fetchLiveGraph } from '../live/fetchGraph';
+import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type AuditOptions, type Graph, type Problem, type ProblemCode } from '../rules/index';
 import { findAgentCandidates } from '../workspace/agentCandidates';
-import { displayPath, readConfigText } from '../workspace/configFile';
+import { ConfigReadError, displayPath, readConfigFile, readConfigStream, type ConfigFile } from '../workspace/configFile';
+import { FileChangedError, writeFixedFile } from './fixFile';
 import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
-import { type GraphSource, loadGraphForAudit } from './auditGraph';
+import type { GraphSource } from './auditGraph';
 import { readArgs, UsageError } from './args';
+import { escapeControl } from '../text/escapeControl';
 
 const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
 
-const HELP = `usage: 10xgraph audit [FILE] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]
+const HELP = `usage: 10xgraph audit [FILE | -] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]
 
-Checks FILE (default ./10xgraph.json) with the rule set the server runs at start-up.
+Checks FILE (default ./10xgraph.json; - reads standard input) with the rule set the server
+runs at start-up.
+
+By default the node names are checked against the graph of the agent module the file names:
+audit RUNS THAT MODULE'S CODE, as 10xgraph api does (a .ts module is compiled first). On a
+file you do not trust, pass --no-graph (nothing is run or read besides FILE) or --graph-url
+(the graph is asked of a running server).
 
   --graph-url URL   check node names against the server running at URL (GET /v1/graph);
-                    TENXGRAPH_TOKEN is sent as a bearer token
-  --no-graph        skip the rules that need the graph
-                    (default: load the agent module, as 10xgraph api does)
+                    TENXGRAPH_TOKEN is sent as a bearer token; no module is run
+  --no-graph        run no code and skip the rules that need the graph
   --format FORMAT   text (default), json or sarif
-  --fix             apply every safe quick fix to FILE, then report what is left
+  --fix             apply every safe quick fix to FILE (its mode, owner and links kept),
+                    then report what is left; refused when FILE changes meanwhile
   --timeout-ms N    time allowed for --graph-url (default 2000)
 
 Exit status: 0 no error, 1 errors found, 2 could not run.`;
@@ -76,23 +83,8 @@ function parseArgs(argv: string[]): AuditArgs | 'help' {
     }
   }
   if (args.graphUrl !== undefined && args.noGraph) throw new UsageError('--graph-url and --no-graph cannot be used together.');
+  if (args.fix && args.file === '-') throw new UsageError('--fix cannot write to standard input: give the path of the file to fix.');
   return args;
-}
-
-/** Writes `text` to `path` through a temporary file and a rename, so no half-written file is left. */
-function writeFileAtomic(path: string, text: string): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, text);
-    renameSync(temp, path);
-  } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // The temporary file was never made.
-    }
-    throw error;
-  }
 }
 
 /** Runs `10xgraph audit` with `argv`; resolves to the exit code. */
@@ -101,20 +93,29 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   try {
     args = parseArgs(argv);
   } catch (error) {
-    err.write(`10xgraph audit: ${(error as Error).message}\nRun '10xgraph audit --help' for usage.\n`);
+    err.write(`10xgraph audit: ${escapeControl((error as Error).message)}\nRun '10xgraph audit --help' for usage.\n`);
     return 2;
   }
   if (args === 'help') {
     out.write(HELP + '\n');
     return 0;
   }
-  const path = resolve(args.file);
-  const shown = displayPath(path);
+  // `-` is standard input: the agent module is looked for in the working folder, as for a
+  // ./10xgraph.json, and there is no file for --fix to write.
+  const stdin = args.file === '-';
+  const path = resolve(stdin ? '10xgraph.json' : args.file);
+  const shown = stdin ? '<stdin>' : displayPath(path);
   let text: string;
+  let read: ConfigFile | undefined;
   try {
-    text = readConfigText(path, shown);
+    if (stdin) text = await readConfigStream(process.stdin, shown);
+    else {
+      read = readConfigFile(path, shown);
+      text = read.text;
+    }
   } catch (error) {
-    err.write(`10xgraph audit: ${(error as Error).message}\n`);
+    const hint = error instanceof ConfigReadError && error.reason === 'not-regular' ? ' To read standard input, give - as FILE.' : '';
+    err.write(`10xgraph audit: ${escapeControl((error as Error).message)}${hint}\n`);
     return 2;
   }
 
@@ -122,56 +123,66 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   if (args.noGraph) {
     source = { mode: 'skipped', note: '(--no-graph): node names not checked' };
   } else if (args.graphUrl !== undefined) {
+    // Loaded only when used: an audit pays for no code it does not run (HTTP, the graph library).
+    const { fetchLiveGraph } = await import('../live/fetchGraph');
     const result = await fetchLiveGraph(args.graphUrl, { timeoutMs: args.timeoutMs, token: process.env.TENXGRAPH_TOKEN || undefined });
     if (!result.ok) {
-      err.write(`10xgraph audit: could not read the graph from ${args.graphUrl}: ${result.error}.\n`);
+      err.write(escapeControl(`10xgraph audit: could not read the graph from ${args.graphUrl}: ${result.error}.`) + '\n');
       return 2;
     }
     source = { mode: 'url', graph: result.graph, note: `from ${args.graphUrl} (${result.graph.nodes.length} nodes)` };
   } else {
+    const { loadGraphForAudit } = await import('./auditGraph');
     const loaded = await loadGraphForAudit(path, text);
     if ('error' in loaded) {
-      err.write(`10xgraph audit: could not load the agent module: ${loaded.error}\nPass --no-graph to check the file without the graph, or --graph-url URL to check it against a running server.\n`);
+      err.write(`10xgraph audit: could not load the agent module: ${escapeControl(loaded.error)}\nPass --no-graph to check the file without the graph, or --graph-url URL to check it against a running server.\n`);
       return 2;
     }
     source = loaded;
   }
 
-  const agentCandidates = findAgentCandidates(dirname(path));
-  const options = { ...(source.graph ? { graph: source.graph } : {}), agentCandidates };
+  // The modules beside the file are read (never run) only to suggest an "agent" when it is
+  // missing; with --no-graph the folder is not looked at at all.
+  const options: AuditOptions = source.graph ? { graph: source.graph } : {};
+  const judge = (judged: string, problems: Problem[]): Problem[] => {
+    if (args.noGraph || !problems.some((p) => p.code === 'agent-missing')) return problems;
+    return analyzeConfig(judged, { ...options, agentCandidates: findAgentCandidates(dirname(path)) }).problems;
+  };
   let problems: Problem[];
   let fixedCount = 0;
   if (args.fix) {
+    // The suggested agents only word the message: their fixes are never safe, never applied here.
     const result = applySafeFixes(text, options);
-    problems = result.problems;
+    problems = judge(result.text, result.problems);
     fixedCount = result.applied;
-    if (result.applied > 0) {
+    if (result.applied > 0 && read) {
       try {
-        writeFileAtomic(path, result.text);
+        await writeFixedFile(path, read, result.text);
       } catch (error) {
-        err.write(`10xgraph audit: could not write the fixes to ${shown}: ${(error as Error).message}\n`);
+        if (error instanceof FileChangedError) err.write(escapeControl(`10xgraph audit: ${shown} changed since it was read; nothing was written: run the audit again.`) + '\n');
+        else err.write(escapeControl(`10xgraph audit: could not write the fixes to ${shown}: ${(error as Error).message}`) + '\n');
         return 2;
       }
       text = result.text;
     }
   } else {
-    problems = analyzeConfig(text, options).problems;
+    problems = judge(text, analyzeConfig(text, options).problems);
   }
 
   const lines = new LineIndex(text);
   if (args.format === 'json') {
     out.write(JSON.stringify(toJsonReport(shown, source, problems, lines), null, 2) + '\n');
   } else if (args.format === 'sarif') {
-    out.write(JSON.stringify(toSarif(path, problems, lines), null, 2) + '\n');
+    out.write(JSON.stringify(toSarif(stdin ? 'stdin' : sarifUri(path), problems, lines), null, 2) + '\n');
   } else {
     for (const problem of problems) out.write(formatProblemLine(shown, lines, problem) + '\n');
     const fixed = args.fix ? `fixed ${fixedCount} problem${fixedCount === 1 ? '' : 's'}; ` : '';
-    out.write(`${shown}: ${fixed}${countProblems(problems)}; graph ${source.mode === 'url' ? 'fetched' : source.mode} ${source.note}\n`);
+    out.write(escapeControl(`${shown}: ${fixed}${countProblems(problems)}; graph ${source.mode === 'url' ? 'fetched' : source.mode} ${source.note}`) + '\n');
   }
   return problems.some((p) => p.severity === 'error') ? 1 : 0;
 }
 
-/** The `--format json` report (docs/spec.md §4). */
+/** The `--format json` report (SPEC §4). */
 function toJsonReport(file: string, source: GraphSource, problems: readonly Problem[], lines: LineIndex) {
   return {
     file,
@@ -181,7 +192,7 @@ function toJsonReport(file: string, source: GraphSource, problems: readonly Prob
 }
 
 /** The `--format sarif` report: SARIF 2.1.0 with one rule per code and one result per problem. */
-function toSarif(path: string, problems: readonly Problem[], lines: LineIndex) {
+function toSarif(uri: string, problems: readonly Problem[], lines: LineIndex) {
   const codes = Object.keys(RULES) as ProblemCode[];
   const level = { error: 'error', warning: 'warning', information: 'note' } as const;
   return {
@@ -202,7 +213,7 @@ function toSarif(path: string, problems: readonly Problem[], lines: LineIndex) {
             })),
           },
         },
-        artifacts: [{ location: { uri: sarifUri(path) } }],
+        artifacts: [{ location: { uri } }],
         results: problems.map((p) => {
           const start = lines.positionAt(p.offset);
           const end = lines.positionAt(p.offset + p.length);
@@ -214,7 +225,7 @@ function toSarif(path: string, problems: readonly Problem[], lines: LineIndex) {
             locations: [
               {
                 physicalLocation: {
-                  artifactLocation: { uri: sarifUri(path), index: 0 },
+                  artifactLocation: { uri, index: 0 },
                   region: { startLine: start.line + 1, startColumn: start.character + 1, endLine: end.line + 1, endColumn: end.character + 1, charOffset: p.offset, charLength: p.length },
                 },
               },

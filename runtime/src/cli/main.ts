@@ -3,14 +3,15 @@
  * returns its exit code; nothing here knows what a command does.
  */
 import { runAudit } from './audit';
-import { runApi } from './api';
 import { VERSION } from '../version';
+import { escapeControl } from '../text/escapeControl';
 
 const USAGE = `usage: 10xgraph <command> [options]
 
 commands:
   audit [FILE] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]
-        check a 10xgraph.json (default ./10xgraph.json) with the rule set the server uses
+        check a 10xgraph.json (default ./10xgraph.json) with the rule set the server uses;
+        runs the agent module's code unless --no-graph or --graph-url is given
   api [--config FILE] [--host 127.0.0.1] [--port 8000] [--db FILE]
         check the config, load the agent module and serve the graph over HTTP and WebSocket
 
@@ -23,7 +24,8 @@ export async function main(argv: string[]): Promise<number> {
     case 'audit':
       return runAudit(rest);
     case 'api':
-      return runApi(rest);
+      // The server (HTTP, WebSocket, SQLite) loads only for `api`: `audit` starts faster without it.
+      return (await import('./api')).runApi(rest);
     case undefined:
     case '-h':
     case '--help':
@@ -35,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${VERSION}\n`);
       return 0;
     default:
-      process.stderr.write(`10xgraph: unknown command '${command}'.\n\n${USAGE}\n`);
+      process.stderr.write(`10xgraph: unknown command '${escapeControl(command)}'.\n\n${USAGE}\n`);
       return 2;
   }
 }
@@ -47,7 +49,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`10xgraph: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`10xgraph: ${escapeControl(error instanceof Error ? error.message : String(error))}\n`);
       process.exitCode = 2;
     },
   );

@@ -12,7 +12,7 @@ export const RULES: Readonly<Record<ProblemCode, RuleInfo>> = {
   'invalid-json': { severity: 'error', title: 'The file is not strict JSON (syntax error, comment, trailing comma).' },
   'root-not-object': { severity: 'error', title: 'The root of the file is not an object.' },
   'agent-missing': { severity: 'error', title: 'The file has no `agent`.' },
-  'agent-invalid': { severity: 'error', title: '`agent` is not a string `module:export` with both parts non-blank.' },
+  'agent-invalid': { severity: 'error', title: '`agent` is not a string `module:export` with both parts non-blank, naming a module inside the folder of the file.' },
   'remote-tools-not-list': { severity: 'error', title: '`remote_tools` is present and not an array.' },
   'tool-not-object': { severity: 'error', title: 'An item of `remote_tools` is not an object.' },
   'unknown-field': { severity: 'error', title: 'A remote tool has a field other than `node`, `name`, `description`, `parameters`.' },

@@ -1,14 +1,16 @@
+import { escapeControl } from '../text/escapeControl';
 import { LineIndex, type Problem } from '../rules/index';
 
 /**
  * One problem as compilers print it: `FILE:LINE:COL: severity [code] message`, with a
  * one-based line and column (the column in UTF-16 code units), so terminals and editors
- * turn it into a link.
+ * turn it into a link. Control characters (from names in the file, or in its path) are escaped,
+ * so that one problem is always one line and never a terminal sequence.
  */
 export function formatProblemLine(file: string, lines: LineIndex | string, problem: Problem): string {
   const index = typeof lines === 'string' ? new LineIndex(lines) : lines;
   const { line, character } = index.positionAt(problem.offset);
-  return `${file}:${line + 1}:${character + 1}: ${problem.severity} [${problem.code}] ${problem.message}`;
+  return escapeControl(`${file}:${line + 1}:${character + 1}: ${problem.severity} [${problem.code}] ${problem.message}`);
 }
 
 /** The LSP-style range of a problem (zero-based). */
