@@ -5,7 +5,7 @@
  * the file); JSON and SARIF carry the exact text.
  */
 import { dirname, resolve, relative } from 'node:path';
-import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type AuditOptions, type Graph, type Problem, type ProblemCode } from '../rules/index';
+import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type AuditOptions, type Problem, type ProblemCode } from '../rules/index';
 import { findAgentCandidates } from '../workspace/agentCandidates';
 import { ConfigReadError, displayPath, readConfigFile, readConfigStream, type ConfigFile } from '../workspace/configFile';
 import { FileChangedError, writeFixedFile } from './fixFile';
