@@ -149,7 +149,8 @@ export class LiveGraphClient {
 
   private async fetchOnce(): Promise<void> {
     this.lastFetchStart = this.now();
-    const token = this.config.token ?? (process.env.TENXGRAPH_TOKEN || undefined);
+    // The token was bound to this URL's origin by the settings (the environment's included).
+    const token = this.config.token;
     let result: Awaited<ReturnType<FetchGraph>>;
     try {
       result = await this.deps.fetchGraph(this.url, { timeoutMs: this.config.timeoutMs, maxBytes: MAX_GRAPH_BYTES, token });

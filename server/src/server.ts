@@ -46,6 +46,7 @@ import {
   type Settings,
   storagePathFromInitializationOptions,
   trustedFromInitializationOptions,
+  withEnvironmentToken,
 } from './settings';
 import { documentSymbols, flattenSymbols } from './symbols';
 
@@ -116,6 +117,7 @@ class TenxGraphServer {
   private readonly now: () => number;
   private hub!: LiveGraphHub;
   private folders: string[] = [];
+  private initial: Settings = DEFAULT_SETTINGS;
   private fallback: Settings = DEFAULT_SETTINGS;
   private trusted = true;
   private pull = false;
@@ -204,7 +206,8 @@ class TenxGraphServer {
     this.documentChanges = caps.workspace?.workspaceEdit?.documentChanges === true;
     this.folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
     const options: unknown = params.initializationOptions;
-    this.fallback = parseSettings(sectionFromInitializationOptions(options));
+    this.initial = withEnvironmentToken(parseSettings(sectionFromInitializationOptions(options)), process.env.TENXGRAPH_TOKEN);
+    this.fallback = this.initial;
     this.trusted = trustedFromInitializationOptions(options);
     const cache = new GraphCache(storagePathFromInitializationOptions(options) ?? defaultCacheFolder(), (m) => this.log(m));
     this.hub = new LiveGraphHub({
@@ -283,7 +286,7 @@ class TenxGraphServer {
   private configurationChanged(settings: unknown): void {
     // Clients that push settings (instead of answering workspace/configuration) send the section here.
     if (settings && typeof settings === 'object' && '10xgraph' in settings) {
-      this.fallback = parseSettings((settings as Record<string, unknown>)['10xgraph']);
+      this.fallback = parseSettings((settings as Record<string, unknown>)['10xgraph'], this.initial);
     }
     this.settingsChanged();
   }

@@ -6,7 +6,7 @@
  */
 import { poll, within } from './poll';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -89,6 +89,7 @@ export class TestClient {
   initializeResult!: InitializeResult;
   private readonly versions = new Map<string, number>();
   private exited = false;
+  private ownStorage?: string;
 
   private constructor(
     readonly process: ChildProcess,
@@ -137,7 +138,10 @@ export class TestClient {
         ...(options.pull ? { diagnostic: { dynamicRegistration: false, relatedDocumentSupport: false } } : {}),
       },
     };
-    const storagePath = tempFolder('10xgraph-ls-cache-');
+    // A storage folder of the client's own unless the test gives one; removed by `stop`.
+    const given = options.initializationOptions?.storagePath;
+    const storagePath = typeof given === 'string' ? given : tempFolder('10xgraph-ls-cache-');
+    if (typeof given !== 'string') client.ownStorage = storagePath;
     const exited = new Promise<never>((_, reject) =>
       child.once('exit', (code) => reject(new Error(`the server exited with code ${code} during initialize: ${client.stderr}`))),
     );
@@ -236,5 +240,6 @@ export class TestClient {
     }
     if (this.alive) this.process.kill('SIGKILL');
     this.connection.dispose();
+    if (this.ownStorage) rmSync(this.ownStorage, { recursive: true, force: true });
   }
 }
