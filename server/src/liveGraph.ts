@@ -91,7 +91,7 @@ export class LiveGraphClient {
   start(): void {
     void (async () => {
       try {
-        const cached = await this.deps.cache.read(this.url);
+        const cached = await this.deps.cache.read(this.url, this.now());
         if (cached && !this.lastGood) {
           this.lastGood = { ...cached.graph, origin: 'live', fetchedAt: cached.fetchedAt };
           this.cacheWrittenSignature = signatureOf({ ...this.lastGood, stale: false });

@@ -90,7 +90,8 @@ export interface RawSettings {
  * `initializationOptions` of `initialize`. Every field is optional: `settings` is the fallback
  * for clients that do not answer `workspace/configuration` (a `10xgraph` key shaped like the
  * section is accepted too); `trusted` defaults to true; `storagePath` is where the last good
- * graph is cached (default: a folder in the system's temporary directory).
+ * graph is cached, in a private `graph-cache` folder (default: the user cache directory,
+ * `$XDG_CACHE_HOME/10xgraph` or `~/.cache/10xgraph`).
  */
 export interface InitializationOptions {
   settings?: RawSettings;

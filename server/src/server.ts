@@ -31,7 +31,7 @@ import { fixAllAction, FIX_ALL_KIND, kindRequested, quickFixActions, type EditTa
 import { completeAt } from './completion';
 import { MAX_DOCUMENT_LENGTH, toDiagnostic, tooLargeDiagnostic } from './diagnostics';
 import { formatText } from './formatting';
-import { GraphCache, defaultCacheFolder } from './graphCache';
+import { GraphCache, graphCacheFolder } from './graphCache';
 import { hoverAt } from './hover';
 import { featureTree } from './jsonPaths';
 import { type FetchGraph, type LiveGraphClient, LiveGraphHub, passiveStatus, type WantedGraph } from './liveGraph';
@@ -209,7 +209,7 @@ class TenxGraphServer {
     this.initial = withEnvironmentToken(parseSettings(sectionFromInitializationOptions(options)), process.env.TENXGRAPH_TOKEN);
     this.fallback = this.initial;
     this.trusted = trustedFromInitializationOptions(options);
-    const cache = new GraphCache(storagePathFromInitializationOptions(options) ?? defaultCacheFolder(), (m) => this.log(m));
+    const cache = new GraphCache(graphCacheFolder(storagePathFromInitializationOptions(options)), (m) => this.log(m));
     this.hub = new LiveGraphHub({
       fetchGraph: this.environment.fetchGraph ?? fetchLiveGraph,
       cache,
