@@ -20,6 +20,7 @@ import { chmod, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Graph, GraphEdge, GraphNode, GraphTool, NodeKind } from '../../runtime/src/rules/types';
+import { urlWithoutCredentials } from '../../runtime/src/live/fetchGraph';
 import { MAX_ANSWER_DEPTH, nestsDeeperThan } from '../../runtime/src/live/jsonDepth';
 
 /** What is kept for one server URL. */
@@ -55,14 +56,7 @@ export function graphCacheFolder(storagePath: string | undefined, env: NodeJS.Pr
  * `url` as the cache keeps it: origin and path only. A user name, password, query or fragment
  * may carry a credential and is never written to disk.
  */
-export function cacheUrlOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
-  } catch {
-    return '';
-  }
-}
+export const cacheUrlOf = urlWithoutCredentials;
 
 /** The name of the file that holds the graph of `url` (a hash of its origin and path). */
 export function cacheFileName(url: string): string {

@@ -6,7 +6,7 @@
  * redirects and token) is the runtime's `fetchLiveGraph`.
  */
 import type { Graph } from '../../runtime/src/rules/types';
-import type { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
+import { type fetchLiveGraph, urlWithoutCredentials } from '../../runtime/src/live/fetchGraph';
 import type { LiveGraphState, StatusParams } from './protocol';
 import type { GraphCache } from './graphCache';
 
@@ -98,7 +98,7 @@ export class LiveGraphClient {
         }
         await this.refresh();
       } catch (error) {
-        this.deps.log(`live graph ${this.url}: ${String(error)}`);
+        this.deps.log(`10xgraph: live graph ${urlWithoutCredentials(this.url)}: ${error instanceof Error ? error.message : String(error)}`);
       } finally {
         this.resolveReady();
       }
@@ -140,9 +140,12 @@ export class LiveGraphClient {
   refresh(): Promise<void> {
     if (this.disposed) return Promise.resolve();
     if (!this.inFlight) {
-      this.inFlight = this.fetchOnce().finally(() => {
-        this.inFlight = undefined;
-      });
+      this.inFlight = this.fetchOnce()
+        // A refresh never rejects: the timer and the save handler do not wait for it.
+        .catch((error: unknown) => this.deps.log(`10xgraph: live graph ${urlWithoutCredentials(this.url)} not updated: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => {
+          this.inFlight = undefined;
+        });
     }
     return this.inFlight;
   }
@@ -162,18 +165,24 @@ export class LiveGraphClient {
     if (result.ok) {
       const version = result.version ?? result.graph.version;
       const graph: Graph = { ...result.graph, origin: 'live', version, fetchedAt: result.graph.fetchedAt ?? now, stale: false };
-      this.lastGood = graph;
-      const signature = this.update(graph, {
-        url: this.url,
-        state: 'connected',
-        nodeCount: graph.nodes.length,
-        fetchedAt: graph.fetchedAt,
-        version,
-        versionMismatch: version !== undefined && version !== this.deps.rulesetVersion ? true : undefined,
-        rulesetVersion: this.deps.rulesetVersion,
-      });
-      this.writeCache(graph, signature);
-      return;
+      try {
+        // `update` judges the graph before it changes anything: a graph that cannot be used
+        // (whatever the fetcher let through) leaves the last good one in place and is reported.
+        const signature = this.update(graph, {
+          url: this.url,
+          state: 'connected',
+          nodeCount: graph.nodes.length,
+          fetchedAt: graph.fetchedAt,
+          version,
+          versionMismatch: version !== undefined && version !== this.deps.rulesetVersion ? true : undefined,
+          rulesetVersion: this.deps.rulesetVersion,
+        });
+        this.lastGood = graph;
+        this.writeCache(graph, signature);
+        return;
+      } catch (error) {
+        result = { ok: false, error: `its graph could not be used (${error instanceof Error ? error.message : String(error)})` };
+      }
     }
     const reason = result.error.replace(/\.$/, '');
     if (this.lastGood) {

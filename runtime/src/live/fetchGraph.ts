@@ -74,6 +74,20 @@ export async function fetchLiveGraph(url: string, options: FetchGraphOptions = {
   }
 }
 
+/**
+ * `url` as it may be shown, logged or stored: its origin and path, without the user name,
+ * password, query and fragment that may carry a credential (and without a trailing slash).
+ * An unparsable URL gives ''.
+ */
+export function urlWithoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return '';
+  }
+}
+
 function withSlash(base: URL): URL {
   const copy = new URL(base.href);
   if (!copy.pathname.endsWith('/')) copy.pathname += '/';
