@@ -18,7 +18,9 @@ import {
   type InitializeParams,
   type InitializeResult,
   LSPErrorCodes,
+  MessageType,
   ResponseError,
+  ShowMessageNotification,
   TextDocuments,
   TextDocumentSyncKind,
 } from 'vscode-languageserver';
@@ -133,6 +135,7 @@ class TenxGraphServer {
   private readonly states = new Map<string, CheckedState>();
   private readonly agentCache: AgentModuleCache;
   private readonly published = new Set<string>();
+  private readonly invalidGlobs = new Set<string>();
   private readonly validating = new Set<string>();
   private readonly again = new Set<string>();
   private syncChain: Promise<void> = Promise.resolve();
@@ -304,7 +307,17 @@ class TenxGraphServer {
   }
 
   private isServed(uri: string, settings: Settings): boolean {
-    return matchAny(settings.files, matchPathsOf(uri, this.folders));
+    return matchAny(settings.files, matchPathsOf(uri, this.folders), (glob, reason) => this.reportInvalidGlob(glob, reason));
+  }
+
+  /** Says once per glob (not per file) that a `10xgraph.files` glob is ignored, and why. */
+  private reportInvalidGlob(glob: string, reason: string): void {
+    if (this.invalidGlobs.has(glob)) return;
+    this.invalidGlobs.add(glob);
+    const message = `10xgraph.files: the glob ${JSON.stringify(glob)} is ignored: ${reason}. The other globs still apply; correct it in your settings.`;
+    this.log(message);
+    // A notification, not a request: nothing waits for the person to answer.
+    void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message }).catch((e: unknown) => this.logError('window/showMessage', e));
   }
 
   // ---- the live graph --------------------------------------------------------------------

@@ -33,6 +33,8 @@ import {
   PublishDiagnosticsNotification,
   type PublishDiagnosticsParams,
   RegistrationRequest,
+  ShowMessageNotification,
+  type ShowMessageParams,
   ShutdownRequest,
   StreamMessageReader,
   StreamMessageWriter,
@@ -83,6 +85,8 @@ export class TestClient {
   readonly published: PublishDiagnosticsParams[] = [];
   readonly statuses: StatusParams[] = [];
   readonly logs: string[] = [];
+  /** What the server showed with `window/showMessage`. */
+  readonly messages: ShowMessageParams[] = [];
   readonly configurationRequests: ConfigurationItem[] = [];
   refreshRequests = 0;
   stderr = '';
@@ -107,6 +111,7 @@ export class TestClient {
     connection.onNotification(PublishDiagnosticsNotification.type, (p) => void client.published.push(p));
     connection.onNotification(StatusNotification.type, (p) => void client.statuses.push(p));
     connection.onNotification(LogMessageNotification.type, (p) => void client.logs.push(p.message));
+    connection.onNotification(ShowMessageNotification.type, (p) => void client.messages.push(p));
     connection.onRequest(RegistrationRequest.type, () => null);
     connection.onRequest(DiagnosticRefreshRequest.type, () => {
       client.refreshRequests++;
