@@ -36,6 +36,14 @@ export interface LiveGraphDeps {
 // A graph response larger than this is refused by the fetcher rather than parsed.
 const MAX_GRAPH_BYTES = 16 * 1024 * 1024;
 
+/**
+ * A server URL as `10xgraph/status` reports it: origin and path, without the user name,
+ * password, query or fragment, which may carry a credential and would be shown and logged.
+ */
+export function shownUrlOf(url: string): string {
+  return urlWithoutCredentials(url) || url;
+}
+
 /** Says how long ago `then` was, for people: "12 s", "3 min", "2 h", "4 days". */
 export function describeAge(then: number, now: number): string {
   const seconds = Math.max(0, Math.round((now - then) / 1000));
@@ -73,13 +81,16 @@ export class LiveGraphClient {
   private lastFetchStart = 0;
   private cacheWrittenSignature = '';
   private resolveReady!: () => void;
+  /** The URL as statuses (and so hovers and status bars) show it: without credentials. */
+  private readonly shownUrl: string;
 
   constructor(
     readonly url: string,
     private config: LiveGraphConfig,
     private readonly deps: LiveGraphDeps,
   ) {
-    this.status = { url, state: 'offline', rulesetVersion: deps.rulesetVersion };
+    this.shownUrl = shownUrlOf(url);
+    this.status = { url: this.shownUrl, state: 'offline', rulesetVersion: deps.rulesetVersion };
     this.ready = new Promise((resolve) => (this.resolveReady = resolve));
   }
 
@@ -169,7 +180,7 @@ export class LiveGraphClient {
         // `update` judges the graph before it changes anything: a graph that cannot be used
         // (whatever the fetcher let through) leaves the last good one in place and is reported.
         const signature = this.update(graph, {
-          url: this.url,
+          url: this.shownUrl,
           state: 'connected',
           nodeCount: graph.nodes.length,
           fetchedAt: graph.fetchedAt,
@@ -189,7 +200,7 @@ export class LiveGraphClient {
       const stale: Graph = { ...this.lastGood, stale: true };
       const fetchedAt = stale.fetchedAt ?? now;
       this.update(stale, {
-        url: this.url,
+        url: this.shownUrl,
         state: 'offline',
         nodeCount: stale.nodes.length,
         fetchedAt,
@@ -200,7 +211,7 @@ export class LiveGraphClient {
       }, reason);
     } else {
       this.update(undefined, {
-        url: this.url,
+        url: this.shownUrl,
         state: 'offline',
         error: `graph: offline — node names not checked (${reason})`,
         rulesetVersion: this.deps.rulesetVersion,
@@ -250,7 +261,7 @@ export interface WantedGraph {
 /** The status of a URL that is not fetched: disabled by settings, or in an untrusted workspace. */
 export function passiveStatus(url: string, mode: 'disabled' | 'untrusted', rulesetVersion: string): StatusParams {
   return {
-    url,
+    url: shownUrlOf(url),
     state: mode,
     rulesetVersion,
     error:

@@ -4,6 +4,7 @@
  * that keeps a valid value and falls back to the default otherwise, so the rest of the server
  * only ever sees a complete, typed `Settings`.
  */
+import { trimTrailingSlashes } from '../../runtime/src/live/fetchGraph';
 
 /** Settings of the live graph. */
 export interface ServerSettings {
@@ -30,7 +31,7 @@ type Parser<T> = (value: unknown, fallback: T) => T;
 
 const parseUrl: Parser<string> = (value, fallback) => {
   if (typeof value !== 'string') return fallback;
-  const trimmed = value.trim().replace(/\/+$/, '');
+  const trimmed = trimTrailingSlashes(value.trim());
   try {
     const url = new URL(trimmed);
     return url.protocol === 'http:' || url.protocol === 'https:' ? trimmed : fallback;

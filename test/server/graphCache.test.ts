@@ -74,7 +74,7 @@ describe('over the protocol', () => {
     const url = `http://someone:p4ssw0rd@127.0.0.1:${port}/?token=in-the-query`;
     const client = await start({ initializationOptions: { storagePath, settings: { server: { url, token: TOKEN, refreshSeconds: 0 } } } });
     await client.open(document('storage'), CONFIG);
-    await client.waitStatus(url, (s) => s.state === 'connected');
+    await client.waitStatus(`http://127.0.0.1:${port}`, (s) => s.state === 'connected');
     const folder = join(storagePath, 'graph-cache');
     const file = await cachedFile(folder);
     assert.equal(statSync(folder).mode & 0o777, 0o700);
@@ -84,6 +84,7 @@ describe('over the protocol', () => {
     assert.equal(JSON.parse(text).url, `http://127.0.0.1:${port}`);
     assert.equal(readdirSync(folder).length, 1, 'no temporary file left');
     assert.ok(!client.logs.some((l) => l.includes('p4ssw0rd') || l.includes(TOKEN)), 'nor in the log');
+    assert.ok(!client.statuses.some((s) => JSON.stringify(s).includes('p4ssw0rd') || JSON.stringify(s).includes('in-the-query')), 'nor in a status');
   });
 
   for (const variable of ['XDG_CACHE_HOME', 'HOME'] as const) {

@@ -82,10 +82,20 @@ export async function fetchLiveGraph(url: string, options: FetchGraphOptions = {
 export function urlWithoutCredentials(url: string): string {
   try {
     const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+    return `${parsed.origin}${trimTrailingSlashes(parsed.pathname)}`;
   } catch {
     return '';
   }
+}
+
+/**
+ * `text` without the slashes it ends with. A loop, not `/\/+$/`: that expression backtracks
+ * quadratically on a long run of slashes that is not at the end, and URLs come from settings.
+ */
+export function trimTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end--;
+  return text.slice(0, end);
 }
 
 function withSlash(base: URL): URL {
