@@ -17,6 +17,8 @@ export class GlobError extends Error {}
 const MAX_GLOB_LENGTH = 1000;
 const MAX_BRACE_DEPTH = 10;
 const MAX_CACHED = 500;
+// More globs than this are not matched (each costs an automaton and a match per path).
+export const MAX_GLOBS = 100;
 
 const cache = new Map<string, RE2JS | GlobError>();
 
@@ -175,12 +177,14 @@ export function matchGlob(glob: string, path: string): boolean {
 }
 
 /**
- * Whether any of `globs` matches any of `paths`. An invalid glob is skipped (the others still
- * apply) and handed to `invalid` with the reason.
+ * Whether any of `globs` (the first `MAX_GLOBS`) matches any of `paths`. An invalid glob is
+ * skipped (the others still apply) and handed to `invalid` with the reason; so is the first
+ * glob past the bound.
  */
 export function matchAny(globs: readonly string[], paths: readonly string[], invalid?: (glob: string, reason: string) => void): boolean {
   let matched = false;
-  for (const glob of globs) {
+  if (globs.length > MAX_GLOBS) invalid?.(globs[MAX_GLOBS], `only the first ${MAX_GLOBS} of the ${globs.length} globs are used`);
+  for (const glob of globs.slice(0, MAX_GLOBS)) {
     const problem = globProblem(glob);
     if (problem !== undefined) {
       invalid?.(glob, problem);

@@ -15,7 +15,7 @@ export type LiveGraphState = 'connected' | 'offline' | 'disabled' | 'untrusted';
 
 /** What the server tells the client about one live graph; the extension shows it in the status bar. */
 export interface StatusParams {
-  /** The server URL the graph is fetched from (`10xgraph.server.url`). */
+  /** The server URL the graph is fetched from (`10xgraph.server.url`), without user name, password, query or fragment. */
   url: string;
   state: LiveGraphState;
   /** How many nodes the graph in use has (also when it is a cached, stale one). */
@@ -79,7 +79,11 @@ export interface RawSettings {
     timeoutMs?: number;
     /** How often the graph is refetched; `0` turns the timer off. Default `30`. */
     refreshSeconds?: number;
-    /** A bearer token for the server; sent only to its origin. Default: `TENXGRAPH_TOKEN` from the environment. */
+    /**
+     * A bearer token, bound to the origin of the `url` it is given with and sent nowhere else (a
+     * folder naming another origin does not inherit it). Default: `TENXGRAPH_TOKEN`, bound to the
+     * URL of the initialisation settings.
+     */
     token?: string;
   };
   /** Globs of the files the server checks, whatever their language id. Default `["**\/10xgraph.json"]`. */

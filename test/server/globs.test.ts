@@ -56,6 +56,14 @@ describe('glob matching', () => {
     assert.deepEqual(reported, ['[z-a]']);
     assert.equal(matchAny(['[z-a]'], ['z']), false);
   });
+
+  test('at most 100 globs are matched; the first one past the bound is reported once', () => {
+    const globs = Array.from({ length: 150 }, (_, i) => `g${i}.json`);
+    const reported: Array<[string, string]> = [];
+    assert.equal(matchAny(globs, ['g99.json'], (glob, reason) => reported.push([glob, reason])), true);
+    assert.equal(matchAny(globs, ['g100.json']), false);
+    assert.deepEqual(reported, [['g100.json', 'only the first 100 of the 150 globs are used']]);
+  });
 });
 
 describe('over the protocol', () => {
