@@ -288,7 +288,9 @@ class TenxGraphServer {
 
   private configurationChanged(settings: unknown): void {
     // Clients that push settings (instead of answering workspace/configuration) send the section here.
-    if (settings && typeof settings === 'object' && '10xgraph' in settings) {
+    // A client that answers workspace/configuration is asked again per scope instead: what it pushes
+    // is the window's section, whose URL and token may come from different settings files.
+    if (!this.configurationSupport && settings && typeof settings === 'object' && '10xgraph' in settings) {
       this.fallback = parseSettings((settings as Record<string, unknown>)['10xgraph'], this.initial);
     }
     this.settingsChanged();

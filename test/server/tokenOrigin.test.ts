@@ -147,6 +147,25 @@ describe('over the protocol: no token to another origin', () => {
     assert.deepEqual(authorizations(b), ['none']);
   });
 
+  test('a client that answers workspace/configuration: the pushed window section (URL and token of different files) is not used', async () => {
+    reset();
+    const pulled = folder('pulled');
+    let url = b.url;
+    const client = await start({
+      workspaceFolders: [{ uri: pulled.uri, name: 'pulled' }],
+      initializationOptions: { settings: { server: { url: a.url, refreshSeconds: 0 } } },
+      configuration: () => ({ server: { url, refreshSeconds: 0 } }),
+    });
+    await client.open(pulled.file, CONFIG);
+    await client.waitStatus(b.url, (s) => s.state === 'connected');
+    // VS Code pushes the merged section: here a token of the user settings beside a workspace's URL.
+    url = `${b.url}/later`;
+    await client.changeConfiguration({ '10xgraph': { server: { url, token: 'user-level', refreshSeconds: 0 } } });
+    await client.waitStatus(url, (s) => s.state === 'offline');
+    assert.ok(b.requests.some((r) => r.path === '/later/v1/graph'));
+    assert.deepEqual(authorizations(b), ['none']);
+  });
+
   test('pushed settings naming another server do not carry the token of the initialisation options', async () => {
     reset();
     const pushed = folder('pushed');
