@@ -20,7 +20,7 @@ import { chmod, lstat, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Graph, GraphEdge, GraphNode, GraphTool, NodeKind } from '../../runtime/src/rules/types';
-import { urlWithoutCredentials } from '../../runtime/src/live/fetchGraph';
+import { urlWithoutCredentials } from '../../runtime/src/live/urls';
 import { MAX_ANSWER_DEPTH, nestsDeeperThan } from '../../runtime/src/live/jsonDepth';
 
 /** What is kept for one server URL. */

@@ -6,7 +6,8 @@
  * redirects and token) is the runtime's `fetchLiveGraph`.
  */
 import type { Graph } from '../../runtime/src/rules/types';
-import { type fetchLiveGraph, urlWithoutCredentials } from '../../runtime/src/live/fetchGraph';
+import type { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
+import { urlWithoutCredentials } from '../../runtime/src/live/urls';
 import type { LiveGraphState, StatusParams } from './protocol';
 import type { GraphCache } from './graphCache';
 

@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { dirname } from 'node:path';
-import { trimTrailingSlashes } from '../../runtime/src/live/fetchGraph';
+import { trimTrailingSlashes } from '../../runtime/src/live/urls';
 
 /** The file-system path of a `file:` URI, or undefined for other schemes (untitled documents). */
 function fsPathOf(uri: string): string | undefined {

@@ -316,7 +316,8 @@ class TenxGraphServer {
   private reportInvalidGlob(glob: string, reason: string): void {
     if (this.invalidGlobs.has(glob)) return;
     this.invalidGlobs.add(glob);
-    const message = `10xgraph.files: the glob ${JSON.stringify(glob)} is ignored: ${reason}. The other globs still apply; correct it in your settings.`;
+    const shown = glob.length > 80 ? `${glob.slice(0, 80)}…` : glob;
+    const message = `10xgraph.files: the glob ${JSON.stringify(shown)} is ignored: ${reason}. The other globs still apply; correct it in your settings.`;
     this.log(message);
     // A notification, not a request: nothing waits for the person to answer.
     void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message }).catch((e: unknown) => this.logError('window/showMessage', e));

@@ -4,7 +4,7 @@
  * that keeps a valid value and falls back to the default otherwise, so the rest of the server
  * only ever sees a complete, typed `Settings`.
  */
-import { trimTrailingSlashes } from '../../runtime/src/live/fetchGraph';
+import { originOf, trimTrailingSlashes } from '../../runtime/src/live/urls';
 
 /** Settings of the live graph. */
 export interface ServerSettings {
@@ -72,16 +72,6 @@ const parseGlobs: Parser<string[]> = (value, fallback) => {
   const globs = list.filter((g): g is string => typeof g === 'string' && g.trim() !== '').map((g) => g.trim());
   return globs.length > 0 ? globs : fallback;
 };
-
-/** The origin (`scheme://host:port`, default ports left out) of an http(s) URL, or undefined. */
-export function originOf(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function sameOrigin(a: string, b: string): boolean {
   const origin = originOf(a);

@@ -74,30 +74,6 @@ export async function fetchLiveGraph(url: string, options: FetchGraphOptions = {
   }
 }
 
-/**
- * `url` as it may be shown, logged or stored: its origin and path, without the user name,
- * password, query and fragment that may carry a credential (and without a trailing slash).
- * An unparsable URL gives ''.
- */
-export function urlWithoutCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${trimTrailingSlashes(parsed.pathname)}`;
-  } catch {
-    return '';
-  }
-}
-
-/**
- * `text` without the slashes it ends with. A loop, not `/\/+$/`: that expression backtracks
- * quadratically on a long run of slashes that is not at the end, and URLs come from settings.
- */
-export function trimTrailingSlashes(text: string): string {
-  let end = text.length;
-  while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end--;
-  return text.slice(0, end);
-}
-
 function withSlash(base: URL): URL {
   const copy = new URL(base.href);
   if (!copy.pathname.endsWith('/')) copy.pathname += '/';
