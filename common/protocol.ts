@@ -16,7 +16,7 @@ export type LiveGraphState = 'connected' | 'offline' | 'disabled' | 'untrusted';
 
 /** What the server tells the client about one live graph; the extension shows it in the status bar. */
 export interface StatusParams {
-  /** The server URL the graph is fetched from (`10xgraph.server.url`). */
+  /** The server URL the graph is fetched from (`10xgraph.server.url`), without user name, password, query or fragment. */
   url: string;
   state: LiveGraphState;
   /** How many nodes the graph in use has (also when it is a cached, stale one). */
@@ -114,7 +114,11 @@ export interface RawSettings {
     timeoutMs?: number;
     /** How often the graph is refetched; `0` turns the timer off. Default `30`. */
     refreshSeconds?: number;
-    /** A bearer token for the server; sent only to its origin. Default: `TENXGRAPH_TOKEN` from the environment. */
+    /**
+     * A bearer token, bound to the origin of the `url` it is given with and sent nowhere else (a
+     * folder naming another origin does not inherit it). Default: `TENXGRAPH_TOKEN`, bound to the
+     * URL of the initialisation settings.
+     */
     token?: string;
   };
   /** Globs of the files the server checks, whatever their language id. Default `["**\/10xgraph.json"]`. */
@@ -125,7 +129,8 @@ export interface RawSettings {
  * `initializationOptions` of `initialize`. Every field is optional: `settings` is the fallback
  * for clients that do not answer `workspace/configuration` (a `10xgraph` key shaped like the
  * section is accepted too); `trusted` defaults to true; `storagePath` is where the last good
- * graph is cached (default: a folder in the system's temporary directory).
+ * graph is cached, in a private `graph-cache` folder (default: the user cache directory,
+ * `$XDG_CACHE_HOME/10xgraph` or `~/.cache/10xgraph`).
  */
 export interface InitializationOptions {
   settings?: RawSettings;

@@ -4,6 +4,7 @@
  * that keeps a valid value and falls back to the default otherwise, so the rest of the server
  * only ever sees a complete, typed `Settings`.
  */
+import { originOf, trimTrailingSlashes } from '10xgraph/live';
 
 /** Settings of the live graph. */
 export interface ServerSettings {
@@ -30,7 +31,7 @@ type Parser<T> = (value: unknown, fallback: T) => T;
 
 const parseUrl: Parser<string> = (value, fallback) => {
   if (typeof value !== 'string') return fallback;
-  const trimmed = value.trim().replace(/\/+$/, '');
+  const trimmed = trimTrailingSlashes(value.trim());
   try {
     const url = new URL(trimmed);
     return url.protocol === 'http:' || url.protocol === 'https:' ? trimmed : fallback;
@@ -72,6 +73,46 @@ const parseGlobs: Parser<string[]> = (value, fallback) => {
   return globs.length > 0 ? globs : fallback;
 };
 
+function sameOrigin(a: string, b: string): boolean {
+  const origin = originOf(a);
+  return origin !== undefined && origin === originOf(b);
+}
+
+/**
+ * `settings` with the token of the environment (`TENXGRAPH_TOKEN`) bound to their server's
+ * origin, when they carry none of their own. The environment names no server, so its token
+ * belongs to the one the initialisation settings name (default `http://localhost:8000`), and
+ * through `parseSettings` only folders of that same origin inherit it.
+ */
+export function withEnvironmentToken(settings: Settings, token: string | undefined): Settings {
+  const value = parseToken(token, undefined);
+  if (settings.server.token !== undefined || value === undefined) return settings;
+  return { ...settings, server: { ...settings.server, token: value } };
+}
+
+/**
+ * The raw `section` as a client forwards it, carrying `token` bound to `url`: any token the
+ * section held is dropped (a settings file cannot say which server its token was meant for),
+ * and when `token` is given the section names `url` itself, so the server pairs the token with
+ * exactly the URL it was looked up for, whatever else the section says.
+ */
+export function sectionWithToken(section: unknown, url: string, token: string | undefined): Record<string, unknown> {
+  const copy: Record<string, unknown> = isRecord(section) ? { ...section } : {};
+  delete copy['server.token'];
+  delete copy['server.url'];
+  const server: Record<string, unknown> = isRecord(copy.server) ? { ...copy.server } : {};
+  delete server.token;
+  const flatUrl = isRecord(section) ? section['server.url'] : undefined;
+  // A flat `server.url` key wins over a nested one, as in `parseSettings`.
+  if (flatUrl !== undefined) server.url = flatUrl;
+  if (token !== undefined) {
+    server.url = url;
+    server.token = token;
+  }
+  copy.server = server;
+  return copy;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -91,13 +132,18 @@ function pick(raw: Record<string, unknown>, path: string): unknown {
  */
 export function parseSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): Settings {
   const section = isRecord(raw) ? raw : {};
+  const url = parseUrl(pick(section, 'server.url'), base.server.url);
+  // A token belongs to the origin of the URL it was given with. A section without a token of
+  // its own inherits the base's only when both name the same origin (scheme, host and port):
+  // a folder that points at another server never gets the token of the initialisation options.
+  const inherited = sameOrigin(url, base.server.url) ? base.server.token : undefined;
   return {
     server: {
-      url: parseUrl(pick(section, 'server.url'), base.server.url),
+      url,
       enabled: parseBoolean(pick(section, 'server.enabled'), base.server.enabled),
       timeoutMs: parseTimeout(pick(section, 'server.timeoutMs'), base.server.timeoutMs),
       refreshSeconds: parseRefresh(pick(section, 'server.refreshSeconds'), base.server.refreshSeconds),
-      token: parseToken(pick(section, 'server.token'), base.server.token),
+      token: parseToken(pick(section, 'server.token'), inherited),
     },
     files: parseGlobs(pick(section, 'files'), base.files),
   };

@@ -12,6 +12,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import { StatusNotification, type InitializationOptions, type RawSettings, type StatusParams } from '../../common/protocol';
+import { parseSettings, sectionWithToken } from '../../common/settings';
 import { plainSection, readSettings, SECTION } from './settings';
 import type { TokenStore } from './tokens';
 import { selectorOf } from './languageMode';
@@ -91,7 +92,8 @@ export class ServerController implements vscode.Disposable {
     const trusted = vscode.workspace.isTrusted;
     const settings = readSettings();
     // The token travels in initializationOptions too, for servers that read only those; it is
-    // looked up by the configured URL's origin, so it is never handed out for another server.
+    // looked up by the configured URL's origin and sent pinned to that URL, so the server never
+    // pairs it with another one.
     const token = trusted ? await this.tokens.tokenFor(settings.server.url) : undefined;
     const serverModule = this.context.asAbsolutePath('dist/server.js');
     const serverOptions: ServerOptions = {
@@ -103,7 +105,7 @@ export class ServerController implements vscode.Disposable {
       documentSelector: selectorOf(settings.files),
       synchronize: { configurationSection: SECTION },
       initializationOptions: (): InitializationOptions => ({
-        settings: withToken(plainSection() as RawSettings, token),
+        settings: sectionWithToken(plainSection(), settings.server.url, token) as RawSettings,
         trusted,
         storagePath: (this.context.storageUri ?? this.context.globalStorageUri).fsPath,
       }),
@@ -120,17 +122,19 @@ export class ServerController implements vscode.Disposable {
           return textDocument !== undefined && this.isAboutToSwitch(textDocument) ? undefined : next(document, previousResultId, cancel);
         },
         workspace: {
-          // The server pulls its settings per document; the token of each answer's server URL
-          // is added here, never stored in settings.json, and only in a trusted workspace.
+          // The server pulls its settings per document. A token in settings.json is never
+          // forwarded (nothing says which server it was meant for); the stored token of each
+          // answer's own server URL is added, pinned to that URL, and only in a trusted workspace.
           configuration: async (params, cancel, next) => {
             const result = await next(params, cancel);
-            if (!Array.isArray(result) || !vscode.workspace.isTrusted) return result;
+            if (!Array.isArray(result)) return result;
+            const trustedNow = vscode.workspace.isTrusted;
             return Promise.all(
               result.map(async (value: unknown, index) => {
                 const item = params.items[index];
                 if (item?.section !== SECTION || !isRecord(value)) return value;
-                const url = readSettings(item.scopeUri !== undefined ? vscode.Uri.parse(item.scopeUri) : undefined).server.url;
-                return withToken(value as RawSettings, await this.tokens.tokenFor(url));
+                const url = parseSettings(value).server.url;
+                return sectionWithToken(value, url, trustedNow ? await this.tokens.tokenFor(url) : undefined);
               }),
             );
           },
@@ -164,11 +168,6 @@ export class ServerController implements vscode.Disposable {
       });
     }
   }
-}
-
-function withToken(section: RawSettings, token: string | undefined): RawSettings {
-  if (token === undefined) return section;
-  return { ...section, server: { ...(section.server ?? {}), token } };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -8,6 +8,7 @@
 import type { Graph } from '10xgraph/rules';
 import type { fetchLiveGraph } from '10xgraph/live';
 import type { LiveGraphState, StatusParams } from '../../common/protocol';
+import { urlWithoutCredentials } from '10xgraph/live';
 import type { GraphCache } from './graphCache';
 
 /** The fetcher, injected so tests and benchmarks can count or replace it. */
@@ -35,6 +36,14 @@ export interface LiveGraphDeps {
 
 // A graph response larger than this is refused by the fetcher rather than parsed.
 const MAX_GRAPH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A server URL as `10xgraph/status` reports it: origin and path, without the user name,
+ * password, query or fragment, which may carry a credential and would be shown and logged.
+ */
+export function shownUrlOf(url: string): string {
+  return urlWithoutCredentials(url) || url;
+}
 
 /** Says how long ago `then` was, for people: "12 s", "3 min", "2 h", "4 days". */
 export function describeAge(then: number, now: number): string {
@@ -73,13 +82,16 @@ export class LiveGraphClient {
   private lastFetchStart = 0;
   private cacheWrittenSignature = '';
   private resolveReady!: () => void;
+  /** The URL as statuses (and so hovers and status bars) show it: without credentials. */
+  private readonly shownUrl: string;
 
   constructor(
     readonly url: string,
     private config: LiveGraphConfig,
     private readonly deps: LiveGraphDeps,
   ) {
-    this.status = { url, state: 'offline', rulesetVersion: deps.rulesetVersion };
+    this.shownUrl = shownUrlOf(url);
+    this.status = { url: this.shownUrl, state: 'offline', rulesetVersion: deps.rulesetVersion };
     this.ready = new Promise((resolve) => (this.resolveReady = resolve));
   }
 
@@ -91,14 +103,14 @@ export class LiveGraphClient {
   start(): void {
     void (async () => {
       try {
-        const cached = await this.deps.cache.read(this.url);
+        const cached = await this.deps.cache.read(this.url, this.now());
         if (cached && !this.lastGood) {
           this.lastGood = { ...cached.graph, origin: 'live', fetchedAt: cached.fetchedAt };
           this.cacheWrittenSignature = signatureOf({ ...this.lastGood, stale: false });
         }
         await this.refresh();
       } catch (error) {
-        this.deps.log(`live graph ${this.url}: ${String(error)}`);
+        this.deps.log(`10xgraph: live graph ${urlWithoutCredentials(this.url)}: ${error instanceof Error ? error.message : String(error)}`);
       } finally {
         this.resolveReady();
       }
@@ -140,16 +152,20 @@ export class LiveGraphClient {
   refresh(): Promise<void> {
     if (this.disposed) return Promise.resolve();
     if (!this.inFlight) {
-      this.inFlight = this.fetchOnce().finally(() => {
-        this.inFlight = undefined;
-      });
+      this.inFlight = this.fetchOnce()
+        // A refresh never rejects: the timer and the save handler do not wait for it.
+        .catch((error: unknown) => this.deps.log(`10xgraph: live graph ${urlWithoutCredentials(this.url)} not updated: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => {
+          this.inFlight = undefined;
+        });
     }
     return this.inFlight;
   }
 
   private async fetchOnce(): Promise<void> {
     this.lastFetchStart = this.now();
-    const token = this.config.token ?? (process.env.TENXGRAPH_TOKEN || undefined);
+    // The token was bound to this URL's origin by the settings (the environment's included).
+    const token = this.config.token;
     let result: Awaited<ReturnType<FetchGraph>>;
     try {
       result = await this.deps.fetchGraph(this.url, { timeoutMs: this.config.timeoutMs, maxBytes: MAX_GRAPH_BYTES, token });
@@ -161,25 +177,31 @@ export class LiveGraphClient {
     if (result.ok) {
       const version = result.version ?? result.graph.version;
       const graph: Graph = { ...result.graph, origin: 'live', version, fetchedAt: result.graph.fetchedAt ?? now, stale: false };
-      this.lastGood = graph;
-      const signature = this.update(graph, {
-        url: this.url,
-        state: 'connected',
-        nodeCount: graph.nodes.length,
-        fetchedAt: graph.fetchedAt,
-        version,
-        versionMismatch: version !== undefined && version !== this.deps.rulesetVersion ? true : undefined,
-        rulesetVersion: this.deps.rulesetVersion,
-      });
-      this.writeCache(graph, signature);
-      return;
+      try {
+        // `update` judges the graph before it changes anything: a graph that cannot be used
+        // (whatever the fetcher let through) leaves the last good one in place and is reported.
+        const signature = this.update(graph, {
+          url: this.shownUrl,
+          state: 'connected',
+          nodeCount: graph.nodes.length,
+          fetchedAt: graph.fetchedAt,
+          version,
+          versionMismatch: version !== undefined && version !== this.deps.rulesetVersion ? true : undefined,
+          rulesetVersion: this.deps.rulesetVersion,
+        });
+        this.lastGood = graph;
+        this.writeCache(graph, signature);
+        return;
+      } catch (error) {
+        result = { ok: false, error: `its graph could not be used (${error instanceof Error ? error.message : String(error)})` };
+      }
     }
     const reason = result.error.replace(/\.$/, '');
     if (this.lastGood) {
       const stale: Graph = { ...this.lastGood, stale: true };
       const fetchedAt = stale.fetchedAt ?? now;
       this.update(stale, {
-        url: this.url,
+        url: this.shownUrl,
         state: 'offline',
         nodeCount: stale.nodes.length,
         fetchedAt,
@@ -190,7 +212,7 @@ export class LiveGraphClient {
       }, reason);
     } else {
       this.update(undefined, {
-        url: this.url,
+        url: this.shownUrl,
         state: 'offline',
         error: `graph: offline — node names not checked (${reason})`,
         rulesetVersion: this.deps.rulesetVersion,
@@ -240,7 +262,7 @@ export interface WantedGraph {
 /** The status of a URL that is not fetched: disabled by settings, or in an untrusted workspace. */
 export function passiveStatus(url: string, mode: 'disabled' | 'untrusted', rulesetVersion: string): StatusParams {
   return {
-    url,
+    url: shownUrlOf(url),
     state: mode,
     rulesetVersion,
     error:

@@ -4,6 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { dirname } from 'node:path';
+import { trimTrailingSlashes } from '10xgraph/live';
 
 /** The file-system path of a `file:` URI, or undefined for other schemes (untitled documents). */
 function fsPathOf(uri: string): string | undefined {
@@ -38,7 +39,7 @@ export function matchPathsOf(uri: string, folderUris: readonly string[]): string
   const paths = [absolute];
   for (const folder of folderUris) {
     const folderPath = fsPathOf(folder);
-    const base = folderPath !== undefined ? slashed(folderPath).replace(/\/+$/, '') : uriPath(folder).replace(/\/+$/, '');
+    const base = trimTrailingSlashes(folderPath !== undefined ? slashed(folderPath) : uriPath(folder));
     if (absolute.startsWith(base + '/')) paths.push(absolute.slice(base.length + 1));
   }
   return paths;

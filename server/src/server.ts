@@ -18,7 +18,9 @@ import {
   type InitializeParams,
   type InitializeResult,
   LSPErrorCodes,
+  MessageType,
   ResponseError,
+  ShowMessageNotification,
   TextDocuments,
   TextDocumentSyncKind,
 } from 'vscode-languageserver';
@@ -30,7 +32,7 @@ import { fixAllAction, FIX_ALL_KIND, kindRequested, quickFixActions, type EditTa
 import { completeAt } from './completion';
 import { MAX_DOCUMENT_LENGTH, toDiagnostic, tooLargeDiagnostic } from './diagnostics';
 import { formatText } from './formatting';
-import { GraphCache, defaultCacheFolder } from './graphCache';
+import { GraphCache, graphCacheFolder } from './graphCache';
 import { hoverAt } from './hover';
 import { featureTree } from './jsonPaths';
 import { type FetchGraph, type LiveGraphClient, LiveGraphHub, passiveStatus, type WantedGraph } from './liveGraph';
@@ -45,6 +47,7 @@ import {
   type Settings,
   storagePathFromInitializationOptions,
   trustedFromInitializationOptions,
+  withEnvironmentToken,
 } from '../../common/settings';
 import { documentSymbols, flattenSymbols } from './symbols';
 
@@ -115,6 +118,7 @@ class TenxGraphServer {
   private readonly now: () => number;
   private hub!: LiveGraphHub;
   private folders: string[] = [];
+  private initial: Settings = DEFAULT_SETTINGS;
   private fallback: Settings = DEFAULT_SETTINGS;
   private trusted = true;
   private pull = false;
@@ -130,6 +134,7 @@ class TenxGraphServer {
   private readonly states = new Map<string, CheckedState>();
   private readonly agentCache: AgentModuleCache;
   private readonly published = new Set<string>();
+  private readonly invalidGlobs = new Set<string>();
   private readonly validating = new Set<string>();
   private readonly again = new Set<string>();
   private syncChain: Promise<void> = Promise.resolve();
@@ -204,9 +209,10 @@ class TenxGraphServer {
     this.documentChanges = caps.workspace?.workspaceEdit?.documentChanges === true;
     this.folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
     const options: unknown = params.initializationOptions;
-    this.fallback = parseSettings(sectionFromInitializationOptions(options));
+    this.initial = withEnvironmentToken(parseSettings(sectionFromInitializationOptions(options)), process.env.TENXGRAPH_TOKEN);
+    this.fallback = this.initial;
     this.trusted = trustedFromInitializationOptions(options);
-    const cache = new GraphCache(storagePathFromInitializationOptions(options) ?? defaultCacheFolder(), (m) => this.log(m));
+    const cache = new GraphCache(graphCacheFolder(storagePathFromInitializationOptions(options)), (m) => this.log(m));
     this.hub = new LiveGraphHub({
       fetchGraph: this.environment.fetchGraph ?? fetchLiveGraph,
       cache,
@@ -282,8 +288,10 @@ class TenxGraphServer {
 
   private configurationChanged(settings: unknown): void {
     // Clients that push settings (instead of answering workspace/configuration) send the section here.
-    if (settings && typeof settings === 'object' && '10xgraph' in settings) {
-      this.fallback = parseSettings((settings as Record<string, unknown>)['10xgraph']);
+    // A client that answers workspace/configuration is asked again per scope instead: what it pushes
+    // is the window's section, whose URL and token may come from different settings files.
+    if (!this.configurationSupport && settings && typeof settings === 'object' && '10xgraph' in settings) {
+      this.fallback = parseSettings((settings as Record<string, unknown>)['10xgraph'], this.initial);
     }
     this.settingsChanged();
   }
@@ -301,7 +309,18 @@ class TenxGraphServer {
   }
 
   private isServed(uri: string, settings: Settings): boolean {
-    return matchAny(settings.files, matchPathsOf(uri, this.folders));
+    return matchAny(settings.files, matchPathsOf(uri, this.folders), (glob, reason) => this.reportInvalidGlob(glob, reason));
+  }
+
+  /** Says once per glob (not per file) that a `10xgraph.files` glob is ignored, and why. */
+  private reportInvalidGlob(glob: string, reason: string): void {
+    if (this.invalidGlobs.has(glob)) return;
+    this.invalidGlobs.add(glob);
+    const shown = glob.length > 80 ? `${glob.slice(0, 80)}…` : glob;
+    const message = `10xgraph.files: the glob ${JSON.stringify(shown)} is ignored: ${reason}. The other globs still apply; correct it in your settings.`;
+    this.log(message);
+    // A notification, not a request: nothing waits for the person to answer.
+    void this.connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message }).catch((e: unknown) => this.logError('window/showMessage', e));
   }
 
   // ---- the live graph --------------------------------------------------------------------

@@ -30,7 +30,9 @@ export type Hostility =
   | { kind: 'status'; status: number }
   | { kind: 'malformed' }
   | { kind: 'huge'; bytes: number }
-  | { kind: 'redirect'; to: string };
+  | { kind: 'redirect'; to: string }
+  /** `body` as the answer to `path` (200, JSON); the other paths answer as usual. */
+  | { kind: 'body'; path: string; body: string };
 
 /** A graph server under a test's control. */
 export class GraphHttpServer {
@@ -117,6 +119,10 @@ export class GraphHttpServer {
       case 'redirect':
         res.writeHead(302, { location: h.to + path });
         return void res.end();
+      case 'body':
+        if (path !== h.path) return this.answer(path, res);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(h.body) });
+        return void res.end(h.body);
       default:
         return this.answer(path, res);
     }

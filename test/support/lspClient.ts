@@ -33,6 +33,8 @@ import {
   PublishDiagnosticsNotification,
   type PublishDiagnosticsParams,
   RegistrationRequest,
+  ShowMessageNotification,
+  type ShowMessageParams,
   ShutdownRequest,
   StreamMessageReader,
   StreamMessageWriter,
@@ -92,14 +94,15 @@ export class TestClient {
   readonly published: PublishDiagnosticsParams[] = [];
   readonly statuses: StatusParams[] = [];
   readonly logs: string[] = [];
+  /** What the server showed with `window/showMessage`. */
+  readonly messages: ShowMessageParams[] = [];
   readonly configurationRequests: ConfigurationItem[] = [];
   refreshRequests = 0;
   stderr = '';
-  /** The server's storage folder (its graph cache): removed by `stop`. */
-  storagePath?: string;
   initializeResult!: InitializeResult;
   private readonly versions = new Map<string, number>();
   private exited = false;
+  private ownStorage?: string;
 
   private constructor(
     readonly process: ChildProcess,
@@ -117,6 +120,7 @@ export class TestClient {
     connection.onNotification(PublishDiagnosticsNotification.type, (p) => void client.published.push(p));
     connection.onNotification(StatusNotification.type, (p) => void client.statuses.push(p));
     connection.onNotification(LogMessageNotification.type, (p) => void client.logs.push(p.message));
+    connection.onNotification(ShowMessageNotification.type, (p) => void client.messages.push(p));
     connection.onRequest(RegistrationRequest.type, () => null);
     connection.onRequest(DiagnosticRefreshRequest.type, () => {
       client.refreshRequests++;
@@ -148,8 +152,10 @@ export class TestClient {
         ...(options.pull ? { diagnostic: { dynamicRegistration: false, relatedDocumentSupport: false } } : {}),
       },
     };
-    const storagePath = tempFolder('10xgraph-ls-cache-');
-    client.storagePath = storagePath;
+    // A storage folder of the client's own unless the test gives one; removed by `stop`.
+    const given = options.initializationOptions?.storagePath;
+    const storagePath = typeof given === 'string' ? given : tempFolder('10xgraph-ls-cache-');
+    if (typeof given !== 'string') client.ownStorage = storagePath;
     const exited = new Promise<never>((_, reject) =>
       child.once('exit', (code) => reject(new Error(`the server exited with code ${code} during initialize: ${client.stderr}`))),
     );
@@ -251,6 +257,6 @@ export class TestClient {
       await within(new Promise((r) => this.process.once('exit', r)), 3000);
     }
     this.connection.dispose();
-    if (this.storagePath) rmSync(this.storagePath, { recursive: true, force: true });
+    if (this.ownStorage) rmSync(this.ownStorage, { recursive: true, force: true });
   }
 }

@@ -1,11 +1,12 @@
 /**
  * Fetches a running 10xgraph server's graph (`GET /v1/graph` and `GET /v1/graph/tools`) and
  * turns it into the rule set's `Graph`. Shared by `10xgraph audit --graph-url` and the
- * language server. Bounded in time and size; follows redirects only within the origin;
+ * language server. Bounded in time, size and depth; follows redirects only within the origin;
  * sends the token only to the origin it belongs to.
  */
 import type { Graph, GraphEdge, GraphNode, GraphTool, NodeKind } from '../rules/types';
 import type { DataEnvelope, GraphDescription, GraphTools } from '10xgraph-client/wire';
+import { MAX_ANSWER_DEPTH, nestsDeeperThan } from './jsonDepth';
 import { nodeGet } from './nodeGet';
 
 /** A wire shape as it may arrive from any server: every field named, none trusted. */
@@ -19,6 +20,8 @@ export interface FetchGraphOptions {
   timeoutMs?: number;
   /** Largest response body accepted, per request (default 5 MiB). */
   maxBytes?: number;
+  /** Deepest nesting of objects and arrays accepted in an answer (default `MAX_ANSWER_DEPTH`). */
+  maxDepth?: number;
   /** Sent as `Authorization: Bearer <token>` to `url`'s origin only. */
   token?: string;
   /** Cancels the fetch. */
@@ -118,6 +121,9 @@ async function getJson(url: URL, origin: string, signal: AbortSignal, options: F
       throw new FetchFailure(`${current.pathname} is larger than ${maxBytes} bytes`);
     }
     const text = await readBounded(response, maxBytes, current.pathname);
+    // Judged before parsing: whatever walks the parsed value later would overflow the stack.
+    const maxDepth = options.maxDepth ?? MAX_ANSWER_DEPTH;
+    if (nestsDeeperThan(text, maxDepth)) throw new FetchFailure(`${current.pathname} nests deeper than ${maxDepth} levels`);
     try {
       return JSON.parse(text);
     } catch {

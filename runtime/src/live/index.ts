@@ -4,3 +4,5 @@
  */
 export { fetchLiveGraph } from './fetchGraph';
 export type { FetchGraphOptions, FetchGraphResult } from './fetchGraph';
+export { originOf, trimTrailingSlashes, urlWithoutCredentials } from './urls';
+export { MAX_ANSWER_DEPTH, nestsDeeperThan } from './jsonDepth';
