@@ -10,9 +10,9 @@ const watch = process.argv.includes('--watch');
 const bundles = [
   // The CLI (`10xgraph audit`, `10xgraph api`). Native and compiler packages stay external:
   // better-sqlite3 has a binary addon, esbuild compiles the agent module at run time.
-  { entry: 'runtime/src/cli/main.ts', outfile: 'dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild'] },
+  { entry: 'runtime/src/cli/main.ts', outfile: 'dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg'] },
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
-  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'ws', 'ajv', 'jsonc-parser'] },
+  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'jsonc-parser'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
   // The client is browser-compatible: fetch and WebSocket only.
   { entry: 'runtime/src/client/index.ts', outfile: 'runtime/dist/client.js', platform: 'neutral', format: 'cjs', mainFields: ['module', 'main'] },

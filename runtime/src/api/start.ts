@@ -10,7 +10,7 @@ import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '.
 import { loadConfigAgent } from './loadAgent';
 import { ConfigReadError, displayPath, readConfigText } from '../workspace/configFile';
 import { createApiServer, type ApiLogger, type ApiServer } from './server';
-import { ThreadStore } from './store';
+import { openThreadStore, type ThreadStore } from './store/index';
 
 /** How to start a server from a config. */
 export interface StartApiOptions {
@@ -19,8 +19,15 @@ export interface StartApiOptions {
   host?: string;
   /** 0 picks any free port (default 8000). */
   port?: number;
-  /** The thread database (default `.10xgraph/threads.sqlite` beside the config; `:memory:` allowed). */
+  /**
+   * The thread database: a SQLite file (`:memory:` allowed) or a `postgres://` URL. Default
+   * `TENXGRAPH_DATABASE_URL`, else `.10xgraph/threads.sqlite` beside the config.
+   */
   db?: string;
+  /** How long a thread's run lock lasts without renewal, in ms (PostgreSQL; default 30 s). */
+  leaseMs?: number;
+  /** How long shutdown lets runs in flight finish, in ms (default 10 s). */
+  drainMs?: number;
   /** The bearer token (default `TENXGRAPH_TOKEN`). */
   token?: string;
   maxBodyBytes?: number;
@@ -121,14 +128,15 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
   const total = [...prepared.attached.values()].reduce((sum, n) => sum + n, 0);
   log.info(`Attached ${total} configured remote tools${prepared.attached.size ? ` (to ${[...prepared.attached.keys()].join(', ')})` : ''}`);
   for (const line of prepared.warningLines) log.warn(line);
-  const dbPath = options.db ?? join(dirname(resolve(configPath)), '.10xgraph', 'threads.sqlite');
+  const dbValue = options.db ?? (process.env.TENXGRAPH_DATABASE_URL || join(dirname(resolve(configPath)), '.10xgraph', 'threads.sqlite'));
   let store: ThreadStore;
   try {
-    store = new ThreadStore(dbPath);
+    store = await openThreadStore(dbValue, options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs });
   } catch (error) {
-    throw new ApiStartupError(2, [`Cannot open the thread database ${dbPath}: ${errorMessageOf(error)}; pass --db FILE or --db :memory:.`]);
+    throw new ApiStartupError(2, [errorMessageOf(error)]);
   }
-  const api = createApiServer({ graph: prepared.graph, db: store, token: options.token, maxBodyBytes: options.maxBodyBytes, log });
+  log.info(`Threads in ${store.kind === 'postgres' ? `PostgreSQL at ${store.location}` : store.location === ':memory:' ? 'memory (lost on exit)' : `SQLite at ${store.location}`}`);
+  const api = createApiServer({ graph: prepared.graph, db: store, token: options.token, maxBodyBytes: options.maxBodyBytes, log, ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }) });
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 8000;
   let url: string;
@@ -136,7 +144,7 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
     url = await api.listen(port, host);
   } catch (error) {
     await api.close();
-    store.close();
+    await store.close();
     const reason = errorCodeOf(error) === 'EADDRINUSE' ? 'the port is in use; stop the other server or pass another --port' : errorMessageOf(error);
     throw new ApiStartupError(2, [`Cannot listen on ${host}:${port}: ${reason}.`]);
   }
@@ -147,7 +155,7 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
     api,
     async close() {
       await api.close();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -14,7 +14,8 @@ export interface RunRequest {
 }
 
 const ROLES = new Set(['user', 'assistant', 'tool']);
-const MAX_THREAD_ID = 256;
+/** The longest thread id accepted. */
+export const MAX_THREAD_ID = 256;
 const MAX_RECURSION_LIMIT = 10_000;
 
 /** Checks `body` and returns the request, or throws a 422 `invalid_request` naming the field. */
