@@ -127,18 +127,7 @@ export class SqliteThreadStore implements ThreadStore {
     if (this.locks.has(threadId)) return undefined;
     this.locks.set(threadId, owner);
     try {
-      const record = await this.load(threadId);
-      if (record) return { ...record, running: true };
-      const now = new Date().toISOString();
-      return {
-        threadId,
-        status: 'new',
-        running: true,
-        checkpoint: { state: { messages: [] }, pending: [] },
-        messageCount: 0,
-        createdAt: now,
-        updatedAt: now,
-      };
+      return { ...((await this.load(threadId)) ?? newRecord(threadId)), running: true };
     } catch (error) {
       this.locks.delete(threadId);
       throw error;
@@ -165,7 +154,9 @@ export class SqliteThreadStore implements ThreadStore {
     return this.retry(() =>
       this.readTransaction(() => {
         const row = this.statements.thread.get(threadId) as ThreadRow | undefined;
-        return row && recordOf(threadId, row, this.locks.has(threadId), this.statements.messages.all(threadId) as string[]);
+        if (row) return recordOf(threadId, row, this.locks.has(threadId), this.statements.messages.all(threadId) as string[]);
+        // A new thread is written by its first run's commit; until then it exists while it runs.
+        return this.locks.has(threadId) ? { ...newRecord(threadId), running: true } : undefined;
       }),
     );
   }
@@ -174,7 +165,10 @@ export class SqliteThreadStore implements ThreadStore {
     return this.retry(() =>
       this.readTransaction(() => {
         const row = this.statements.thread.get(threadId) as ThreadRow | undefined;
-        return row && pageOf(threadId, row, this.locks.has(threadId), offset, this.statements.messagesFrom.all(threadId, offset, limit) as string[]);
+        if (row) return pageOf(threadId, row, this.locks.has(threadId), offset, this.statements.messagesFrom.all(threadId, offset, limit) as string[]);
+        if (!this.locks.has(threadId)) return undefined;
+        const fresh = newRecord(threadId);
+        return { threadId, status: fresh.status, running: true, messageCount: 0, messages: [], offset, pending: [], createdAt: fresh.createdAt, updatedAt: fresh.updatedAt };
       }),
     );
   }
@@ -220,6 +214,12 @@ export class SqliteThreadStore implements ThreadStore {
       }
     }
   }
+}
+
+/** A thread no run has stored yet. */
+function newRecord(threadId: string): ThreadRecord {
+  const now = new Date().toISOString();
+  return { threadId, status: 'new', running: false, checkpoint: { state: { messages: [] }, pending: [] }, messageCount: 0, createdAt: now, updatedAt: now };
 }
 
 /**
