@@ -14,9 +14,9 @@ const bundles = [
   // (dependencies of the runtime package) stay external too, so a plain audit, which needs
   // neither, does not pay for compiling them at start-up. It ships in the `10xgraph` package
   // (runtime/bin/10xgraph.js loads it), hence runtime/dist/.
-  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'ajv', 'ws'] },
+  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws'] },
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
-  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'ws', 'ajv', 'jsonc-parser', '10xgraph-client'] },
+  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'jsonc-parser', '10xgraph-client'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
   { entry: 'runtime/src/live/index.ts', outfile: 'runtime/dist/live.js', platform: 'node', format: 'cjs' },
   { entry: 'runtime/src/workspace/index.ts', outfile: 'runtime/dist/workspace.js', platform: 'node', format: 'cjs' },

@@ -3,7 +3,7 @@ import { CLIENT_ERROR_CODES, TenxGraphError } from './errors';
 import { Message, newId } from './message';
 import { ToolExecutor } from './toolExecutor';
 import type { AnyToolArgs, ToolHandler, ToolHandlerOptions } from './toolExecutor';
-import type { GraphDescription, GraphTools, InvokeData, RemoteToolCall, StreamChunk } from './types';
+import type { CancelThreadData, DeleteThreadData, GraphDescription, GraphTools, InvokeData, RemoteToolCall, StreamChunk, ThreadData } from './types';
 import { WsConnection } from './wsConnection';
 import type { WebSocketConstructor } from './wsConnection';
 
@@ -11,6 +11,9 @@ import type { WebSocketConstructor } from './wsConnection';
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8000';
 /** The server's default `recursion_limit`, also the client's default cap on remote-tool rounds. */
 export const DEFAULT_RECURSION_LIMIT = 25;
+
+/** How long an aborted `invoke` or `stream` keeps asking to cancel a thread a run still holds. */
+const ABORT_CANCEL_MS = 10_000;
 
 /** A fetch function: the platform's, or one passed in. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -35,7 +38,20 @@ export interface RunOptions {
   config?: { thread_id?: string };
   /** Sent to the server (its graph-step limit per run) and the cap on the client's remote-tool rounds. Default 25. */
   recursion_limit?: number;
-  /** Aborts the requests and the running handlers. */
+  /**
+   * Aborts the requests and the running handlers, and cancels the remote calls the thread is
+   * left waiting for (`POST /v1/threads/{id}/cancel`), so the thread takes new messages. With a
+   * signal and no `thread_id`, the client names the new thread itself, so it can cancel it.
+   */
+  signal?: AbortSignal;
+}
+
+/** Options of `thread`. */
+export interface ThreadPageOptions {
+  /** The index of the first message to return (default 0). */
+  offset?: number;
+  /** How many messages at most (default 100, at most 1000). */
+  limit?: number;
   signal?: AbortSignal;
 }
 
@@ -129,7 +145,16 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
       seen.add(message.message_id);
       collected.push(message);
     };
-    let body = this.firstBody(messages, options);
+    const body = this.firstBody(messages, options);
+    try {
+      return await this.invokeLoop(body, options, limit, keep, collected);
+    } catch (error) {
+      throw await this.afterAbort(error, body.config.thread_id, options.signal);
+    }
+  }
+
+  private async invokeLoop(first: RunBody, options: RunOptions, limit: number, keep: (message: Message) => void, collected: Message[]): Promise<InvokeResult> {
+    let body = first;
     for (let rounds = 0; ; rounds++) {
       const data = await this.request<InvokeData>('POST', '/v1/graph/invoke', body, options.signal);
       if (!data || typeof data.thread_id !== 'string' || !Array.isArray(data.messages)) {
@@ -141,6 +166,7 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
         return { ...data, messages: collected, pending_remote_calls: pending, rounds };
       }
       if (rounds >= limit) throw limitError(data.thread_id, limit, pending);
+      first.config.thread_id = data.thread_id;
       const toolMessage = await this.answer(pending, data.thread_id, options.signal);
       keep(toolMessage);
       body = { messages: [toolMessage], config: { thread_id: data.thread_id } };
@@ -161,15 +187,25 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     const limit = checkLimit(options.recursion_limit);
     const transport = options.transport ?? 'http';
     if (transport !== 'http' && transport !== 'ws') throw new TypeError(`transport must be 'http' or 'ws', not '${String(transport)}'.`);
+    const body = this.firstBody(messages, options);
+    const state = { threadId: body.config.thread_id };
+    try {
+      yield* this.streamLoop(body, options, transport, limit, state);
+    } catch (error) {
+      throw await this.afterAbort(error, state.threadId, options.signal);
+    }
+  }
+
+  private async *streamLoop(first: RunBody, options: StreamOptions, transport: 'http' | 'ws', limit: number, state: { threadId?: string | undefined }): AsyncGenerator<StreamChunk, void, undefined> {
     const sent = new Set<string>();
-    let body = this.firstBody(messages, options);
+    let body = first;
     let threadId = body.config.thread_id;
     for (let rounds = 0; ; rounds++) {
       let calls: RemoteToolCall[] = [];
       let status: string | undefined;
       const chunks = transport === 'ws' ? this.wsRun(body, options.signal) : this.httpRun(body, options.signal);
       for await (const chunk of chunks) {
-        if (chunk.event === 'metadata' && typeof chunk.data.thread_id === 'string') threadId = chunk.data.thread_id;
+        if (chunk.event === 'metadata' && typeof chunk.data.thread_id === 'string') threadId = state.threadId = chunk.data.thread_id;
         if (chunk.event === 'remote_tool_calls') {
           calls = Array.isArray(chunk.data.calls) ? chunk.data.calls : [];
           threadId = chunk.data.thread_id ?? threadId;
@@ -195,6 +231,52 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     }
   }
 
+  /**
+   * `GET /v1/threads/{id}`: the thread's status, its pending remote calls and a page of its
+   * messages (`offset`, `limit`; `page.next_offset` is the next page's offset, or null).
+   */
+  async thread(threadId: string, options: ThreadPageOptions = {}): Promise<ThreadData> {
+    const query = new URLSearchParams();
+    if (options.offset !== undefined) query.set('offset', String(options.offset));
+    if (options.limit !== undefined) query.set('limit', String(options.limit));
+    const search = query.toString();
+    return this.request<ThreadData>('GET', `${threadPath(threadId)}${search ? `?${search}` : ''}`, undefined, options.signal);
+  }
+
+  /**
+   * `POST /v1/threads/{id}/cancel`: answers every remote call the thread waits for with a failed
+   * result saying it was cancelled, so the model reads why and the thread takes new messages.
+   * Rejects with `thread_busy` (409) while a run holds the thread.
+   */
+  async cancelThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<CancelThreadData> {
+    return this.request<CancelThreadData>('POST', `${threadPath(threadId)}/cancel`, undefined, options.signal);
+  }
+
+  /** `DELETE /v1/threads/{id}`: deletes the thread and its messages. Rejects with `thread_busy` while a run holds it. */
+  async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<DeleteThreadData> {
+    return this.request<DeleteThreadData>('DELETE', threadPath(threadId), undefined, options.signal);
+  }
+
+  /**
+   * After `invoke` or `stream` failed: when their signal aborted them, cancels what the thread is
+   * left waiting for (retrying while the server still runs the thread, for a bounded time), then
+   * hands back the error to throw.
+   */
+  private async afterAbort(error: unknown, threadId: string | undefined, signal: AbortSignal | undefined): Promise<unknown> {
+    if (!signal?.aborted || threadId === undefined) return error;
+    const deadline = Date.now() + ABORT_CANCEL_MS;
+    for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
+      try {
+        await this.request('POST', `${threadPath(threadId)}/cancel`, undefined, undefined, true);
+        return error;
+      } catch (failure) {
+        const busy = failure instanceof TenxGraphError && failure.code === 'thread_busy';
+        if (!busy || Date.now() + pause > deadline) return error;
+      }
+      await new Promise((wake) => setTimeout(wake, pause));
+    }
+  }
+
   /** `stream` over the WebSocket endpoint (`WS /v1/graph/ws`). */
   streamWs(messages: Message[] | string, options: RunOptions = {}): AsyncGenerator<StreamChunk, void, undefined> {
     return this.stream(messages, { ...options, transport: 'ws' });
@@ -210,7 +292,8 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     const list = typeof messages === 'string' ? [Message.text_message(messages)] : messages;
     if (!Array.isArray(list)) throw new TypeError('messages must be an array of messages (or a string, sent as one user message).');
     const body: RunBody = { messages: list, config: {} };
-    const threadId = options.config?.thread_id;
+    // With a signal, a new thread is named here, so an abort can cancel it whenever it comes.
+    const threadId = options.config?.thread_id ?? (options.signal ? `thread_${newId()}` : undefined);
     if (threadId !== undefined) body.config.thread_id = threadId;
     if (options.recursion_limit !== undefined) body.recursion_limit = options.recursion_limit;
     return body;
@@ -229,13 +312,15 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     return headers;
   }
 
-  private async send(method: string, path: string, body: unknown, signal: AbortSignal | undefined, accept: string): Promise<Response> {
+  private async send(method: string, path: string, body: unknown, signal: AbortSignal | undefined, accept: string, keepalive = false): Promise<Response> {
     if (!this.fetchImpl) {
       throw new TenxGraphError(0, CLIENT_ERROR_CODES.unsupported, 'This platform has no fetch: pass one as the `fetch` option of TenxGraphClient.');
     }
     const init: RequestInit = { method, headers: this.headers(body !== undefined, accept) };
     if (body !== undefined) init.body = JSON.stringify(body);
     if (signal) init.signal = signal;
+    // A cancel sent as a page closes must outlive the page.
+    if (keepalive) init.keepalive = true;
     try {
       return await this.fetchImpl(this.baseUrl + path, init);
     } catch (error) {
@@ -245,8 +330,8 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     }
   }
 
-  private async request<T>(method: string, path: string, body: unknown, signal: AbortSignal | undefined): Promise<T> {
-    const response = await this.send(method, path, body, signal, 'application/json');
+  private async request<T>(method: string, path: string, body: unknown, signal: AbortSignal | undefined, keepalive = false): Promise<T> {
+    const response = await this.send(method, path, body, signal, 'application/json', keepalive);
     const { text, payload } = await readJson(response);
     if (!response.ok) throw errorFromResponse(response, payload, text, method, path);
     if (typeof payload !== 'object' || payload === null || !('data' in payload)) {
@@ -314,6 +399,11 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     this.ws = new WsConnection(url.toString(), shown, this.WebSocketImpl);
     return this.ws;
   }
+}
+
+function threadPath(threadId: string): string {
+  if (typeof threadId !== 'string' || threadId === '') throw new TypeError('threadId must be a non-empty string.');
+  return `/v1/threads/${encodeURIComponent(threadId)}`;
 }
 
 function checkLimit(value: number | undefined): number {

@@ -3,7 +3,7 @@
  * WebSocket and AbortController only, no Node built-ins); in Node 20, pass `ws`'s WebSocket.
  */
 export { TenxGraphClient, DEFAULT_BASE_URL, DEFAULT_RECURSION_LIMIT } from './client';
-export type { TenxGraphClientOptions, RunOptions, StreamOptions, InvokeResult, FetchLike } from './client';
+export type { TenxGraphClientOptions, RunOptions, StreamOptions, InvokeResult, FetchLike, ThreadPageOptions } from './client';
 export { ToolExecutor, describeThrown, toJsonValue } from './toolExecutor';
 export type { AnyToolArgs, ToolHandler, ToolHandlerOptions, ToolCallContext, ToolExecutorOptions, ExecuteContext } from './toolExecutor';
 export { TenxGraphError, CLIENT_ERROR_CODES } from './errors';
@@ -23,4 +23,7 @@ export type {
   GraphDescription,
   GraphTools,
   GraphToolInfo,
+  ThreadData,
+  CancelThreadData,
+  DeleteThreadData,
 } from './types';

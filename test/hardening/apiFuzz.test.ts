@@ -266,8 +266,12 @@ describe('10xgraph api under a fuzz storm', () => {
     assert.doesNotMatch(server.allStderr, /failed|Error/, 'the server logged a failure');
     const db = new ThreadDb(join(folder, 'threads.sqlite'));
     try {
-      // Runs of sockets closed mid-run end on their own: poll until none is running.
-      await pollUntil(() => db.threads().every((t) => !t.running), 'no thread running', 10_000, 10);
+      // Runs of sockets closed mid-run end on their own: poll the server until none is running.
+      const running = async (threadId: string) => {
+        const answer = await fetch(`${server.url}/v1/threads/${encodeURIComponent(threadId)}`, { headers: { authorization: `Bearer ${FUZZ_TOKEN}` } });
+        return answer.status === 200 && ((await answer.json()) as { data: { running: boolean } }).data.running;
+      };
+      await pollUntil(async () => (await Promise.all(db.threads().map((t) => running(t.threadId)))).every((r) => !r), 'no thread running', 10_000, 10);
       assert.deepEqual(db.threads().flatMap(threadProblems), []);
     } finally {
       db.close();

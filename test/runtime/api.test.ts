@@ -338,7 +338,7 @@ describe('the recursion limit', () => {
     assert.equal(answer.status, 400);
     assert.equal(answer.body.error.code, 'recursion_limit_exceeded');
     assert.match(answer.body.error.message, /recursion_limit 5/);
-    const record = api.store.load('loop')!;
+    const record = (await api.store.load('loop'))!;
     assert.equal(record.running, false);
     assert.equal(record.status, 'completed');
     assert.equal(record.checkpoint.state.messages.length, 6);
@@ -349,7 +349,7 @@ describe('the recursion limit', () => {
     assert.deepEqual(streamed.chunks.slice(-2).map((c) => c.event), ['error', 'end']);
     assert.equal(streamed.chunks.at(-2).data.code, 'recursion_limit_exceeded');
     assert.deepEqual(streamed.chunks.at(-1).data, { thread_id: 'loop', status: 'error' });
-    assert.equal(api.store.load('loop')!.checkpoint.state.messages.length, 10);
+    assert.equal((await api.store.load('loop'))!.checkpoint.state.messages.length, 10);
   });
 });
 

@@ -38,7 +38,7 @@ describe('a restart between the remote call and its result', () => {
       // The server tool's result came before the restart; the remote one after it.
       assert.match(answer, /get_time: \d{4}-/);
       assert.match(answer, /get_user_location: Bergen/);
-      const record = server.api.store.load(threadId)!;
+      const record = (await server.api.store.load(threadId))!;
       assert.deepEqual(
         record.checkpoint.state.messages.map((m) => m.role),
         ['user', 'assistant', 'tool', 'tool', 'tool', 'assistant'],
@@ -48,14 +48,15 @@ describe('a restart between the remote call and its result', () => {
     }
   });
 
-  test('a running flag left by a crash does not block the thread after start-up', async () => {
+  test('a database of schema 1 with a running flag left by a crash is migrated and its thread resumes', async () => {
     let server = await startApiServer({ configPath: QUICKSTART_CONFIG, port: 0, db, token: '', log: quiet });
     const first = await postStream(server.url, { messages: [userText('read my clipboard')] });
     const threadId = first.chunks[0].data.thread_id;
     const calls = first.chunks.find((c) => c.event === 'remote_tool_calls').data.calls;
     await server.close();
-    // As if the process died in the middle of a run on this thread.
+    // Back to the first releases' schema, as a process that died mid-run left it.
     const raw = new Database(db);
+    raw.exec(`ALTER TABLE threads ADD COLUMN running INTEGER NOT NULL DEFAULT 0; PRAGMA user_version = 1;`);
     raw.prepare('UPDATE threads SET running = 1 WHERE thread_id = ?').run(threadId);
     raw.close();
 
@@ -68,6 +69,14 @@ describe('a restart between the remote call and its result', () => {
       assert.match(lastText([chunks[1].data]), /read_clipboard: clip/);
     } finally {
       await server.close();
+    }
+    const migrated = new Database(db, { readonly: true });
+    try {
+      assert.equal(migrated.pragma('user_version', { simple: true }), 2);
+      const columns = (migrated.prepare('PRAGMA table_info(threads)').all() as Array<{ name: string }>).map((c) => c.name);
+      assert.ok(!columns.includes('running'), `columns: ${columns.join(', ')}`);
+    } finally {
+      migrated.close();
     }
   });
 });

@@ -69,8 +69,8 @@ function messagesOf(chunks: StreamChunk[]): Message[] {
 }
 
 /** The messages the server keeps for a thread: what really reached it. */
-function storedMessages(threadId: string): Message[] {
-  const record = server.api.store.load(threadId);
+async function storedMessages(threadId: string): Promise<Message[]> {
+  const record = (await server.api.store.load(threadId));
   assert.ok(record, `thread ${threadId} is stored`);
   return record.checkpoint.state.messages as Message[];
 }
@@ -174,12 +174,12 @@ describe('TenxGraphClient against 10xgraph api', () => {
     );
     assert.ok(lastAnswer(result.messages).includes('Champ de Mars'));
     // The thread on the server holds the client's result under the call's id.
-    const stored = storedMessages('invoke-thread-1');
+    const stored = await storedMessages('invoke-thread-1');
     const call = blocks(stored, 'remote_tool_call')[0] as { id: string };
     const answered = blocks(stored, 'tool_result')[0] as { call_id: string; output: unknown; status: string };
     assert.equal(answered.call_id, call.id);
     assert.deepEqual(answered.output, LOCATION);
-    assert.equal(server.api.store.load('invoke-thread-1')?.status, 'completed');
+    assert.equal((await server.api.store.load('invoke-thread-1'))?.status, 'completed');
   });
 
   test('stream over HTTP: the chunks of both runs in order, with the tool-result message between them', async () => {
@@ -230,11 +230,11 @@ describe('TenxGraphClient against 10xgraph api', () => {
         transport === 'invoke'
           ? (await client.invoke("What's on my clipboard?", { config: { thread_id: threadId } })).messages
           : messagesOf(await collect(client.stream("What's on my clipboard?", { config: { thread_id: threadId }, transport })));
-      const stored = blocks(storedMessages(threadId), 'tool_result');
+      const stored = blocks(await storedMessages(threadId), 'tool_result');
       assert.equal(stored.length, 1);
       assert.deepEqual({ ...stored[0], call_id: '' }, { type: 'tool_result', call_id: '', output: null, status: 'failed', error: "Tool 'read_clipboard' not found" });
       assert.ok(lastAnswer(messages).includes("read_clipboard failed: Tool 'read_clipboard' not found"), lastAnswer(messages));
-      assert.equal(server.api.store.load(threadId)?.status, 'completed');
+      assert.equal((await server.api.store.load(threadId))?.status, 'completed');
     }
     client.close();
   });
@@ -245,7 +245,7 @@ describe('TenxGraphClient against 10xgraph api', () => {
     });
     const result = await client.invoke("What's on my clipboard?", { config: { thread_id: 'throwing-1' } });
     assert.equal(result.status, 'completed');
-    const stored = blocks(storedMessages('throwing-1'), 'tool_result') as Array<{ status: string; error?: string }>;
+    const stored = blocks(await storedMessages('throwing-1'), 'tool_result') as Array<{ status: string; error?: string }>;
     assert.deepEqual(
       stored.map((block) => [block.status, block.error]),
       [['failed', 'Clipboard access was denied by the user']],
@@ -299,7 +299,7 @@ describe('TenxGraphClient against 10xgraph api', () => {
     assert.deepEqual(remoteCalls, ['get_user_location']);
     const assistantCalls = blocks(result.messages, 'tool_call') as Array<{ id: string; name: string }>;
     assert.deepEqual(assistantCalls.map((call) => call.name).sort(), ['get_time', 'get_user_location']);
-    const results = blocks(storedMessages('mixed-1'), 'tool_result') as Array<{ call_id: string; output: unknown; status: string }>;
+    const results = blocks(await storedMessages('mixed-1'), 'tool_result') as Array<{ call_id: string; output: unknown; status: string }>;
     const byName = new Map(results.map((block) => [assistantCalls.find((call) => call.id === block.call_id)?.name, block]));
     assert.equal(byName.get('get_time')?.status, 'completed');
     assert.match(String(byName.get('get_time')?.output), /^\d{4}-\d{2}-\d{2}T/);
@@ -338,7 +338,7 @@ export const app = new StateGraph()
       assert.match(error.message, /Thread loop-1 still waits on remote calls \(get_user_location\) after 3 rounds/);
       assert.equal(calls, 3);
       // The thread is left waiting, not stuck: the pending call can still be answered by hand.
-      const record = looping.api.store.load('loop-1');
+      const record = (await looping.api.store.load('loop-1'));
       assert.equal(record?.status, 'waiting');
       assert.equal(record?.running, false);
 
@@ -400,14 +400,14 @@ export const app = new StateGraph()
       }),
     );
     client.close();
-    threads.forEach(({ id, token }, i) => {
+    for (const [i, { id, token }] of threads.entries()) {
       const answer = answers[i]!;
       assert.ok(answer.includes(`"query":"${token}"`) && answer.includes(`"thread":"${id}"`), `thread ${id}: ${answer}`);
       // No other thread's data: only this thread's token appears.
       assert.deepEqual(answer.match(/token\d+/g), [token], `thread ${id}: ${answer}`);
-      const record = server.api.store.load(id);
+      const record = (await server.api.store.load(id));
       assert.equal(record?.status, 'completed');
       assert.equal(blocks(record!.checkpoint.state.messages as Message[], 'tool_result').length, 1);
-    });
+    }
   });
 });

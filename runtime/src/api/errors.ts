@@ -27,6 +27,8 @@ export function statusForRunError(code: string): number {
     case 'model_error':
       return 502;
     case 'aborted':
+    case 'store_unavailable':
+    case 'shutting_down':
       return 503;
     default:
       return 500;

@@ -14,7 +14,8 @@ import type { GraphDescription, GraphTools, Message, RemoteToolCall as RemoteCal
 import { validateResume } from '../graph/resume';
 import { ApiError, statusForRunError } from './errors';
 import { errorPayload, readJsonBody, sendData, sendError } from './http';
-import { ThreadStore, type ThreadRecord } from './store';
+import { LockLostError, SqliteThreadStore, StoreUnavailableError, type ThreadRecord, type ThreadStore } from './store/index';
+import { busy, handleThreadRoute, THREAD_ROUTE_PREFIX } from './threadRoutes';
 import { parseRunRequest, type RunRequest } from './validate';
 import { VERSION } from '../version';
 
@@ -31,8 +32,10 @@ export interface ApiLogger {
 /** How to build a server. */
 export interface ApiServerOptions {
   graph: ServableGraph;
-  /** A database path (`:memory:` by default) or an open store the caller keeps. */
+  /** A SQLite database path (`:memory:` by default) or an open store (SQLite or PostgreSQL) the caller keeps. */
   db?: string | ThreadStore;
+  /** How long `close()` lets runs in flight finish before it ends them (default 10 s). */
+  drainMs?: number;
   /** The bearer token every route but `/ping` needs. Default `TENXGRAPH_TOKEN`; empty means none. */
   token?: string;
   /** Largest request body or WebSocket frame in bytes (default 1 MiB). */
@@ -48,7 +51,10 @@ export interface ApiServer {
   readonly store: ThreadStore;
   /** Starts listening (port 0: any free port) and resolves to the base URL. */
   listen(port?: number, host?: string): Promise<string>;
-  /** Stops listening, ends open connections, waits for runs in flight and closes the store it opened. */
+  /**
+   * Stops accepting, refuses new runs with 503, lets runs in flight finish (within `drainMs`, then
+   * aborts them), ends open connections and closes the store it opened.
+   */
   close(): Promise<void>;
 }
 
@@ -56,7 +62,7 @@ interface PreparedRun {
   threadId: string;
   runId: string;
   request: RunRequest;
-  record?: ThreadRecord;
+  record: ThreadRecord;
 }
 
 interface RunOutcome {
@@ -87,9 +93,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const version = options.version ?? VERSION;
   const token = options.token ?? process.env.TENXGRAPH_TOKEN ?? '';
-  const ownsStore = !(options.db instanceof ThreadStore);
-  const store = options.db instanceof ThreadStore ? options.db : new ThreadStore(options.db ?? ':memory:');
+  const ownsStore = typeof options.db !== 'object';
+  const store: ThreadStore = typeof options.db === 'object' ? options.db : new SqliteThreadStore(options.db ?? ':memory:');
+  const drainMs = options.drainMs ?? 10_000;
   const inFlight = new Set<Promise<unknown>>();
+  // Aborts the runs still going when the drain time of `close()` is up.
+  const stopRuns = new AbortController();
   let closing = false;
 
   const server = createServer((req, res) => {
@@ -129,10 +138,22 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       req.resume();
       return sendError(res, requestId, badTarget(req.url));
     }
+    if (url.pathname.startsWith(THREAD_ROUTE_PREFIX)) {
+      if (!authorized(req, undefined)) {
+        req.resume();
+        return sendError(res, requestId, unauthorized(), { 'www-authenticate': 'Bearer realm="10xgraph"' });
+      }
+      try {
+        return await handleThreadRoute(req, res, url, requestId, store, refuseWhileClosing);
+      } catch (error) {
+        if (error instanceof ApiError) return sendError(res, requestId, error);
+        throw error;
+      }
+    }
     const method = ROUTES[url.pathname];
     if (method === undefined) {
       req.resume();
-      return sendError(res, requestId, new ApiError(404, 'not_found', `No route ${url.pathname}; the routes are ${Object.keys(ROUTES).join(', ')}.`));
+      return sendError(res, requestId, new ApiError(404, 'not_found', `No route ${url.pathname}; the routes are ${Object.keys(ROUTES).join(', ')} and ${THREAD_ROUTE_PREFIX}{id}.`));
     }
     if (url.pathname !== '/ping' && !authorized(req, undefined)) {
       req.resume();
@@ -188,7 +209,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   }
 
   async function invoke(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    const prepared = prepare(parseRunRequest(await readJsonBody(req, limit)));
+    const prepared = await prepare(parseRunRequest(await readJsonBody(req, limit)));
     const outcome = await track(execute(prepared, () => {}));
     if (outcome.error) return sendError(res, requestId, new ApiError(statusForRunError(outcome.error.code), outcome.error.code, outcome.error.message));
     const message = outcome.status === 'waiting' ? `The run waits for ${outcome.pending.length} remote tool call${outcome.pending.length === 1 ? '' : 's'}.` : 'The run completed.';
@@ -196,7 +217,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   }
 
   async function stream(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    const prepared = prepare(parseRunRequest(await readJsonBody(req, limit)));
+    const prepared = await prepare(parseRunRequest(await readJsonBody(req, limit)));
     res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId });
     // A client that goes away does not stop the run: the thread is still saved consistently.
     await track(
@@ -207,28 +228,58 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     res.end();
   }
 
-  /** Checks a request against its thread and locks the thread; all synchronous, so no run can slip in between. */
-  function prepare(request: RunRequest): PreparedRun {
+  function refuseWhileClosing(): void {
     if (closing) throw new ApiError(503, 'shutting_down', 'The server is shutting down; send the request again once it is back.');
+  }
+
+  /** Locks the thread (the lock and the read are one step, so no run can slip in between) and checks the request against it. */
+  async function prepare(request: RunRequest): Promise<PreparedRun> {
+    refuseWhileClosing();
     const threadId = request.threadId ?? randomUUID();
-    const record = store.load(threadId);
-    if (record?.running) throw busy(threadId);
+    const runId = randomUUID();
+    let record: ThreadRecord | undefined;
     try {
-      validateResume(record?.checkpoint, request.messages);
+      record = await store.acquire(threadId, runId);
     } catch (error) {
+      throw storeFailure(error);
+    }
+    if (!record) throw busy(threadId);
+    try {
+      validateResume(record.checkpoint, request.messages);
+    } catch (error) {
+      await releaseQuietly(threadId, runId);
       const code = errorCodeOf(error) ?? 'invalid_request';
       throw new ApiError(code === 'invalid_request' ? 400 : statusForRunError(code), code, `Thread '${threadId}': ${errorMessageOf(error)}`);
     }
-    if (!store.tryLock(threadId)) throw busy(threadId);
-    return { threadId, runId: randomUUID(), request, ...(record ? { record } : {}) };
+    return { threadId, runId, request, record };
+  }
+
+  /** Releases a lock without throwing: a lock that cannot be released now runs out with its lease. */
+  async function releaseQuietly(threadId: string, runId: string): Promise<void> {
+    try {
+      await store.release(threadId, runId);
+    } catch (error) {
+      log.warn(`Thread '${threadId}': its lock could not be released (${errorMessageOf(error)}); it is free again within ${Math.round(store.leaseMs / 1000)} s.`);
+    }
   }
 
   async function execute(prepared: PreparedRun, emit: (chunk: StreamChunk) => void): Promise<RunOutcome> {
-    const { threadId, request, record } = prepared;
+    const { threadId, runId, request, record } = prepared;
     const outcome: RunOutcome = { status: 'error', messages: [], pending: [] };
-    emit({ event: 'metadata', data: { thread_id: threadId, run_id: prepared.runId } });
+    let committed = false;
+    // The lease is renewed while the run goes on; a renewal that fails is retried at the next tick.
+    const renewal = setInterval(() => {
+      store.renew(threadId, runId).then(
+        (held) => {
+          if (!held) log.warn(`Run ${runId} on thread '${threadId}' no longer holds the thread's lock; its outcome will not be stored.`);
+        },
+        () => {},
+      );
+    }, Math.max(50, Math.floor(store.leaseMs / 3)));
+    renewal.unref();
+    emit({ event: 'metadata', data: { thread_id: threadId, run_id: runId } });
     try {
-      for await (const event of graph.stream({ messages: request.messages }, { checkpoint: record?.checkpoint, recursionLimit: request.recursionLimit, threadId })) {
+      for await (const event of graph.stream({ messages: request.messages }, { checkpoint: record.checkpoint, recursionLimit: request.recursionLimit, threadId, signal: stopRuns.signal })) {
         if (event.type === 'message') {
           outcome.messages.push(event.message);
           emit({ event: 'message', data: event.message });
@@ -239,20 +290,29 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           outcome.error = { code: event.code, message: event.message };
           emit({ event: 'error', data: outcome.error });
         } else if (event.type === 'end') {
-          store.commit(threadId, event.checkpoint, event.status === 'waiting' ? 'waiting' : 'completed', record?.messageCount ?? 0, outcome.error);
+          clearInterval(renewal);
+          committed = true;
+          await store.commit(threadId, runId, { checkpoint: event.checkpoint, status: event.status === 'waiting' ? 'waiting' : 'completed', from: record.messageCount, ...(outcome.error ? { error: outcome.error } : {}) });
           outcome.status = outcome.error ? 'error' : event.status;
           break;
         }
       }
       if (outcome.status === 'error' && !outcome.error) throw new Error('the graph stopped without an end event');
     } catch (error) {
-      log.error(`Run ${prepared.runId} on thread '${threadId}' failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       outcome.status = 'error';
       outcome.pending = [];
-      outcome.error = { code: 'internal_error', message: `The run failed inside the server (${errorMessageOf(error)}); the thread is left as it was before the run.` };
+      if (error instanceof StoreUnavailableError || error instanceof LockLostError) {
+        log.error(`Run ${runId} on thread '${threadId}' was not stored: ${error.message}`);
+        outcome.error = { code: error instanceof LockLostError ? 'thread_busy' : 'store_unavailable', message: `${error.message} The thread is left as it was before the run.` };
+      } else {
+        log.error(`Run ${runId} on thread '${threadId}' failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        outcome.error = { code: 'internal_error', message: `The run failed inside the server (${errorMessageOf(error)}); the thread is left as it was before the run.` };
+      }
       emit({ event: 'error', data: outcome.error });
     } finally {
-      store.unlock(threadId);
+      clearInterval(renewal);
+      // A commit releases the lock whether it succeeds or not; every other path releases it here.
+      if (!committed) await releaseQuietly(threadId, runId);
     }
     emit({ event: 'end', data: { thread_id: threadId, status: outcome.status } });
     return outcome;
@@ -297,9 +357,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         if (typeof id === 'string' || typeof id === 'number') requestId = String(id);
         const request = parseRunRequest(frame);
         threadId = request.threadId ?? null;
-        const prepared = prepare(request);
-        void track(execute(prepared, send));
+        const started = track(prepare(request).then((prepared) => execute(prepared, send)));
+        started.catch((error: unknown) => fail(error));
       } catch (error) {
+        fail(error);
+      }
+      function fail(error: unknown): void {
         const failure = error instanceof ApiError ? error : new ApiError(500, 'internal_error', errorMessageOf(error));
         send({ event: 'error', data: { code: failure.code, message: failure.message } });
         send({ event: 'end', data: { thread_id: threadId, status: 'error' } });
@@ -331,19 +394,29 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
     async close() {
       closing = true;
-      for (const client of wss.clients) client.terminate();
       const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+      server.closeIdleConnections();
+      // Runs in flight finish and answer; past the drain time they are aborted (their threads stay as they were).
+      const drained = Promise.allSettled([...inFlight]);
+      let timer: NodeJS.Timeout | undefined;
+      const late = await Promise.race([drained.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), drainMs)))]);
+      clearTimeout(timer);
+      if (late) {
+        stopRuns.abort();
+        await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+      }
+      for (const client of wss.clients) client.terminate();
       server.closeAllConnections();
-      await Promise.race([Promise.allSettled([...inFlight]), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
       await closed;
       wss.close();
-      if (ownsStore) store.close();
+      if (ownsStore) await store.close();
     },
   };
 }
 
-function busy(threadId: string): ApiError {
-  return new ApiError(409, 'thread_busy', `Thread '${threadId}' is running another request; wait for its end, then send this one again.`);
+/** A store failure as the answer to a request: 503 when the database is unavailable. */
+function storeFailure(error: unknown): unknown {
+  return error instanceof StoreUnavailableError ? new ApiError(503, 'store_unavailable', error.message) : error;
 }
 
 function unauthorized(): ApiError {

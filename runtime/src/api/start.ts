@@ -11,7 +11,7 @@ import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '.
 import { loadConfigAgent } from '../agent/loadAgent';
 import { ConfigReadError, displayPath, readConfigText } from '../workspace/configFile';
 import { createApiServer, type ApiLogger, type ApiServer } from './server';
-import { ThreadStore } from './store';
+import { openThreadStore, type ThreadStore } from './store/index';
 
 /** How to start a server from a config. */
 export interface StartApiOptions {
@@ -20,8 +20,15 @@ export interface StartApiOptions {
   host?: string;
   /** 0 picks any free port (default 8000). */
   port?: number;
-  /** The thread database (default `.10xgraph/threads.sqlite` beside the config; `:memory:` allowed). */
+  /**
+   * The thread database: a SQLite file (`:memory:` allowed) or a `postgres://` URL. Default
+   * `TENXGRAPH_DATABASE_URL`, else `.10xgraph/threads.sqlite` beside the config.
+   */
   db?: string;
+  /** How long a thread's run lock lasts without renewal, in ms (PostgreSQL; default 30 s). */
+  leaseMs?: number;
+  /** How long shutdown lets runs in flight finish, in ms (default 10 s). */
+  drainMs?: number;
   /** The bearer token (default `TENXGRAPH_TOKEN`). */
   token?: string;
   maxBodyBytes?: number;
@@ -125,14 +132,15 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
   // Node names come from the agent module and the config: escaped, as every log line of text.
   log.info(escapeControl(`Attached ${total} configured remote tools${prepared.attached.size ? ` (to ${[...prepared.attached.keys()].join(', ')})` : ''}`));
   for (const line of prepared.warningLines) log.warn(escapeControl(line));
-  const dbPath = options.db ?? join(dirname(resolve(configPath)), '.10xgraph', 'threads.sqlite');
+  const dbValue = options.db ?? (process.env.TENXGRAPH_DATABASE_URL || join(dirname(resolve(configPath)), '.10xgraph', 'threads.sqlite'));
   let store: ThreadStore;
   try {
-    store = new ThreadStore(dbPath);
+    store = await openThreadStore(dbValue, options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs });
   } catch (error) {
-    throw new ApiStartupError(2, [`Cannot open the thread database ${dbPath}: ${errorMessageOf(error)}; pass --db FILE or --db :memory:.`]);
+    throw new ApiStartupError(2, [errorMessageOf(error)]);
   }
-  const api = createApiServer({ graph: prepared.graph, db: store, token: options.token, maxBodyBytes: options.maxBodyBytes, log });
+  log.info(`Threads in ${store.kind === 'postgres' ? `PostgreSQL at ${store.location}` : store.location === ':memory:' ? 'memory (lost on exit)' : `SQLite at ${store.location}`}`);
+  const api = createApiServer({ graph: prepared.graph, db: store, token: options.token, maxBodyBytes: options.maxBodyBytes, log, ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }) });
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 8000;
   let url: string;
@@ -140,7 +148,7 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
     url = await api.listen(port, host);
   } catch (error) {
     await api.close();
-    store.close();
+    await store.close();
     const reason = errorCodeOf(error) === 'EADDRINUSE' ? 'the port is in use; stop the other server or pass another --port' : errorMessageOf(error);
     throw new ApiStartupError(2, [`Cannot listen on ${host}:${port}: ${reason}.`]);
   }
@@ -151,7 +159,7 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
     api,
     async close() {
       await api.close();
-      store.close();
+      await store.close();
     },
   };
 }

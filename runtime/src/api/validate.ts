@@ -13,7 +13,8 @@ export interface RunRequest {
 }
 
 const ROLES = new Set(['user', 'assistant', 'tool']);
-const MAX_THREAD_ID = 256;
+/** The longest thread id accepted. */
+export const MAX_THREAD_ID = 256;
 
 /** Checks `body` and returns the request, or throws a 422 `invalid_request` naming the field. */
 export function parseRunRequest(body: unknown): RunRequest {

@@ -1,14 +1,15 @@
 /**
- * `10xgraph api [--config FILE] [--host 127.0.0.1] [--port 8000] [--db FILE]`: check the config,
+ * `10xgraph api [--config FILE] [--host 127.0.0.1] [--port 8000] [--db FILE|URL]`: check the config,
  * load the agent module and serve the graph. Exit 1 when the config has errors (each printed as
  * `FILE:LINE:COL: error [code] message`), 2 when the server cannot run (bad arguments, a missing
  * file or module, a port in use), 0 after a clean shutdown on SIGINT or SIGTERM.
  */
 import { ApiStartupError, startApiServer, type StartApiOptions } from '../api/start';
+import { parseStoreTarget } from '../api/store/index';
 import { readArgs, UsageError } from './args';
 import { escapeControl } from '../text/escapeControl';
 
-const HELP = `usage: 10xgraph api [--config FILE] [--host HOST] [--port PORT] [--db FILE]
+const HELP = `usage: 10xgraph api [--config FILE] [--host HOST] [--port PORT] [--db FILE|URL]
 
 Checks the config with the rule set, loads its agent module and serves the graph over HTTP
 and WebSocket. Refuses to start (exit 1) on any error in the config.
@@ -16,10 +17,17 @@ and WebSocket. Refuses to start (exit 1) on any error in the config.
   --config FILE   the config (default ./10xgraph.json)
   --host HOST     the address to listen on (default 127.0.0.1)
   --port PORT     the port (default 8000; 0 picks a free one)
-  --db FILE       the thread database (default .10xgraph/threads.sqlite beside the config;
-                  :memory: keeps threads in memory only)
+  --db FILE|URL   where threads are kept: a SQLite file (default .10xgraph/threads.sqlite
+                  beside the config, or TENXGRAPH_DATABASE_URL when set; :memory: keeps
+                  threads in memory only), or postgres://user:password@host:port/db to
+                  share threads between several api processes
+  --thread-lease SECONDS
+                  how long a process that died mid-run keeps its thread locked in
+                  PostgreSQL (default 30; running processes renew it)
 
 Set TENXGRAPH_TOKEN to require 'Authorization: Bearer <token>' on every route but /ping.
+On SIGTERM or SIGINT the server stops accepting, lets runs in flight finish (10 s at most),
+closes the thread database and exits 0.
 
 Exit status: 0 stopped cleanly, 1 errors in the config, 2 could not run.`;
 
@@ -44,9 +52,23 @@ function parseArgs(argv: string[]): StartApiOptions | 'help' {
         options.port = port;
         break;
       }
-      case '--db':
-        options.db = value();
+      case '--db': {
+        const db = value();
+        try {
+          parseStoreTarget(db);
+        } catch (error) {
+          throw new UsageError(`--db: ${(error as Error).message}`);
+        }
+        options.db = db;
         break;
+      }
+      case '--thread-lease': {
+        const text = value();
+        const seconds = Number(text);
+        if (!/^\d+(\.\d+)?$/.test(text) || seconds < 1 || seconds > 3600) throw new UsageError(`--thread-lease takes a number of seconds from 1 to 3600, not '${text}'.`);
+        options.leaseMs = Math.round(seconds * 1000);
+        break;
+      }
       default:
         throw new UsageError(`unknown ${flag.startsWith('-') ? 'option' : 'argument'} '${flag}'.`);
     }

@@ -21,6 +21,8 @@ export interface ApiProcessOptions {
   /** 0 (the default) picks a free port on the first start; restarts reuse the port. */
   port?: number;
   env?: NodeJS.ProcessEnv;
+  /** More command-line arguments (e.g. `--thread-lease 2`). */
+  args?: string[];
 }
 
 /** Polls `probe` every `everyMs` until it returns something other than undefined or false. */
@@ -64,7 +66,7 @@ export class ApiProcess {
     if (this.alive) throw new Error('the server is already running');
     this.stdout = '';
     this.stderr = '';
-    const args = [CLI, 'api', '--config', this.options.config, '--host', '127.0.0.1', '--port', String(this.port), '--db', this.options.db];
+    const args = [CLI, 'api', '--config', this.options.config, '--host', '127.0.0.1', '--port', String(this.port), '--db', this.options.db, ...(this.options.args ?? [])];
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TENXGRAPH_TOKEN: '', ...this.options.env } });
     this.child = child;
     this.starts++;

@@ -1,5 +1,6 @@
 /**
- * Reads `10xgraph api`'s thread database read-only, beside the running server (WAL lets a
+ * Reads `10xgraph api`'s thread database read-only (the run lock is not in it: it lives in the
+ * server process's memory), beside the running server (WAL lets a
  * reader in while it writes), and checks each thread's consistency: contiguous messages, no
  * message or tool result twice, pending calls exactly the unanswered remote calls.
  */
@@ -10,7 +11,6 @@ import type { Message, RemoteToolCall } from '../../../client-sdk/src';
 export interface StoredThread {
   threadId: string;
   status: 'new' | 'completed' | 'waiting';
-  running: boolean;
   pending: RemoteToolCall[];
   messageCount: number;
   messages: Message[];
@@ -22,7 +22,6 @@ export interface StoredThread {
 interface ThreadRow {
   thread_id: string;
   status: StoredThread['status'];
-  running: number;
   pending_json: string;
   message_count: number;
   updated_at: string;
@@ -72,7 +71,6 @@ export class ThreadDb {
     return {
       threadId: row.thread_id,
       status: row.status,
-      running: row.running !== 0,
       pending: JSON.parse(row.pending_json) as RemoteToolCall[],
       messageCount: row.message_count,
       messages: stored.map((r) => JSON.parse(r.body) as Message),

@@ -1,0 +1,184 @@
+/**
+ * The thread store contract: threads (status, other state values, pending remote calls), their
+ * messages and the run lock, behind one asynchronous interface that SQLite (embedded, one
+ * process) and PostgreSQL (shared by several `10xgraph api` processes) both implement.
+ *
+ * The run lock is a lease: `acquire` takes it for `leaseMs`, a run renews it while it goes on,
+ * and a lock whose lease ran out is free for the next run. A process killed mid-run therefore
+ * holds its threads no longer than one lease.
+ */
+import type { Message, RemoteCall } from '../../graph/messages';
+import type { Checkpoint } from '../../graph/types';
+
+/** A thread's status between runs. `new` is a thread no run has finished on yet. */
+export type ThreadStatus = 'new' | 'completed' | 'waiting';
+
+/** A run's error as stored with the thread. */
+export interface StoredError {
+  code: string;
+  message: string;
+}
+
+/** A thread as stored. */
+export interface ThreadRecord {
+  threadId: string;
+  status: ThreadStatus;
+  /** Whether a run holds the thread's lock (and its lease has not run out). */
+  running: boolean;
+  checkpoint: Checkpoint;
+  /** How many messages are stored; a run's commit appends the rest of its state's messages. */
+  messageCount: number;
+  lastError?: StoredError;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A page of a thread's messages, with the thread's status: what `GET /v1/threads/{id}` shows. */
+export interface ThreadPage {
+  threadId: string;
+  status: ThreadStatus;
+  running: boolean;
+  messageCount: number;
+  /** The messages from index `offset` on, at most `limit` of them. */
+  messages: Message[];
+  offset: number;
+  pending: RemoteCall[];
+  lastError?: StoredError;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a run stores when it ends. */
+export interface RunCommit {
+  checkpoint: Checkpoint;
+  status: Exclude<ThreadStatus, 'new'>;
+  /** The index of the first message the run added (the stored count when it started). */
+  from: number;
+  error?: StoredError;
+}
+
+/** The outcome of a delete. */
+export type DeleteOutcome = 'deleted' | 'missing' | 'busy';
+
+/** The default lease of a run lock: a killed process holds its threads at most this long. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/**
+ * The thread store. Every method is one transaction: a crash never leaves half of a step.
+ * Methods throw `StoreUnavailableError` when the database cannot be reached or is held by
+ * another process beyond the store's bound; the server answers 503 for it.
+ */
+export interface ThreadStore {
+  /** `sqlite` or `postgres`. */
+  readonly kind: 'sqlite' | 'postgres';
+  /** Where the threads live, for messages (a file path, or a URL without its password). */
+  readonly location: string;
+  /** How long a run lock lasts without renewal, in milliseconds. */
+  readonly leaseMs: number;
+  /**
+   * Takes the run lock of a thread for `owner` (creating the thread when new) and reads it in the
+   * same step. Undefined when another run holds the lock.
+   */
+  acquire(threadId: string, owner: string): Promise<ThreadRecord | undefined>;
+  /** Extends `owner`'s lease; false when the lock is no longer `owner`'s. */
+  renew(threadId: string, owner: string): Promise<boolean>;
+  /**
+   * Stores a run's outcome and releases its lock, in one transaction. Throws `LockLostError`
+   * (storing nothing) when the lock is no longer `owner`'s.
+   */
+  commit(threadId: string, owner: string, outcome: RunCommit): Promise<void>;
+  /** Releases `owner`'s lock without storing anything; a thread the run created empty is dropped. */
+  release(threadId: string, owner: string): Promise<void>;
+  /** Reads a thread, or undefined when no run has touched it. */
+  load(threadId: string): Promise<ThreadRecord | undefined>;
+  /** Reads a thread's status and the messages from `offset` on (at most `limit`); undefined when there is no such thread. */
+  page(threadId: string, offset: number, limit: number): Promise<ThreadPage | undefined>;
+  /** Deletes a thread and its messages, unless a run holds it. */
+  delete(threadId: string): Promise<DeleteOutcome>;
+  /** Closes the database (waiting for nothing: callers finish their runs first). */
+  close(): Promise<void>;
+}
+
+/** The database cannot be used right now (down, restarting, locked by another process). */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** A run's lease ran out and another run took the thread: the outcome was not stored. */
+export class LockLostError extends Error {
+  constructor(threadId: string) {
+    super(`The run lost the lock of thread '${threadId}' (its lease ran out while it ran) and its outcome was not stored; send the request again.`);
+    this.name = 'LockLostError';
+  }
+}
+
+/** The database was written by a newer 10xgraph, or cannot be opened or migrated. */
+export class StoreOpenError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreOpenError';
+  }
+}
+
+/** Splits a checkpoint into what the row keeps: the non-message values, the pending calls and where it stopped. */
+export function rowValues(outcome: RunCommit): { values: string; pending: string; interruptedAt: string | null; count: number; error: string | null } {
+  const { messages, ...values } = outcome.checkpoint.state;
+  const waiting = outcome.status === 'waiting';
+  return {
+    values: JSON.stringify(values),
+    pending: JSON.stringify(waiting ? outcome.checkpoint.pending : []),
+    interruptedAt: waiting ? (outcome.checkpoint.interruptedAt ?? null) : null,
+    count: messages.length,
+    error: outcome.error ? JSON.stringify(outcome.error) : null,
+  };
+}
+
+/** The columns of a thread row both stores read, as text. */
+export interface ThreadRow {
+  status: ThreadStatus;
+  values_json: string;
+  interrupted_at: string | null;
+  pending_json: string;
+  message_count: number;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Builds a record from a row and its message bodies. */
+export function recordOf(threadId: string, row: ThreadRow, running: boolean, bodies: readonly string[]): ThreadRecord {
+  const messages = bodies.map((body) => JSON.parse(body) as Message);
+  return {
+    threadId,
+    status: row.status,
+    running,
+    checkpoint: {
+      state: { ...(JSON.parse(row.values_json) as Record<string, unknown>), messages },
+      ...(row.interrupted_at !== null ? { interruptedAt: row.interrupted_at } : {}),
+      pending: JSON.parse(row.pending_json) as RemoteCall[],
+    },
+    messageCount: Number(row.message_count),
+    ...(row.last_error ? { lastError: JSON.parse(row.last_error) as StoredError } : {}),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Builds a page from a row and the bodies of its messages from `offset` on. */
+export function pageOf(threadId: string, row: ThreadRow, running: boolean, offset: number, bodies: readonly string[]): ThreadPage {
+  return {
+    threadId,
+    status: row.status,
+    running,
+    messageCount: Number(row.message_count),
+    messages: bodies.map((body) => JSON.parse(body) as Message),
+    offset,
+    pending: JSON.parse(row.pending_json) as RemoteCall[],
+    ...(row.last_error ? { lastError: JSON.parse(row.last_error) as StoredError } : {}),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

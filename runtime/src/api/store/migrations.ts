@@ -1,0 +1,88 @@
+/**
+ * The versioned schemas of both stores. A database records the last version applied to it
+ * (SQLite: `PRAGMA user_version`; PostgreSQL: the table `tenxgraph_schema`); start-up applies
+ * the newer ones in order, in one transaction, and refuses a database whose version is newer
+ * than this code knows. Add a version by appending to both lists; never edit a shipped one.
+ */
+
+/** One schema version: the statements that bring the version before it up to it. */
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+/** SQLite's versions. Version 1 is the schema of the first releases (a `running` column). */
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'threads and messages',
+    sql: `
+      CREATE TABLE IF NOT EXISTS threads (
+        thread_id TEXT PRIMARY KEY,
+        status TEXT NOT NULL DEFAULT 'new',
+        running INTEGER NOT NULL DEFAULT 0,
+        values_json TEXT NOT NULL DEFAULT '{}',
+        interrupted_at TEXT,
+        pending_json TEXT NOT NULL DEFAULT '[]',
+        message_count INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS messages (
+        thread_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (thread_id, seq)
+      ) WITHOUT ROWID;`,
+  },
+  {
+    // One process per file (held by a lock file), so the run lock lives in that process's memory.
+    version: 2,
+    description: 'the run lock leaves the database',
+    sql: `ALTER TABLE threads DROP COLUMN running;`,
+  },
+];
+
+/** PostgreSQL's versions, with the same numbers as SQLite's for the same shape of data. */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'threads and messages',
+    sql: `
+      CREATE TABLE IF NOT EXISTS tenxgraph_threads (
+        thread_id TEXT PRIMARY KEY,
+        status TEXT NOT NULL DEFAULT 'new',
+        values_json TEXT NOT NULL DEFAULT '{}',
+        interrupted_at TEXT,
+        pending_json TEXT NOT NULL DEFAULT '[]',
+        message_count INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE TABLE IF NOT EXISTS tenxgraph_messages (
+        thread_id TEXT NOT NULL REFERENCES tenxgraph_threads (thread_id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (thread_id, seq)
+      );`,
+  },
+  {
+    // Several processes share the database: the run lock is a lease in the thread's row.
+    version: 2,
+    description: 'run locks as leases',
+    sql: `
+      ALTER TABLE tenxgraph_threads ADD COLUMN IF NOT EXISTS lock_owner TEXT;
+      ALTER TABLE tenxgraph_threads ADD COLUMN IF NOT EXISTS lock_expires TIMESTAMPTZ;`,
+  },
+];
+
+/** The newest schema version this code knows. */
+export const SCHEMA_VERSION = 2;
+
+/** The refusal for a database newer than the code. */
+export function newerSchemaMessage(where: string, version: number): string {
+  return `The thread database ${where} has schema version ${version}, newer than this 10xgraph knows (${SCHEMA_VERSION}): it was written by a newer 10xgraph; upgrade 10xgraph or use another database.`;
+}

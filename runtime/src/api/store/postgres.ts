@@ -1,0 +1,259 @@
+/**
+ * Threads in PostgreSQL (through node-postgres), shared by every `10xgraph api` process that
+ * names the same database: a run stopped on a remote call on one instance is resumed by results
+ * sent to another. The run lock is a lease in the thread's row (`lock_owner`, `lock_expires`,
+ * the database's clock): `acquire` takes it when it is free or its lease ran out, a run renews
+ * it while it goes on, and a process killed mid-run holds its threads for at most one lease.
+ *
+ * Every step is one SQL statement (data-modifying CTEs where a step touches two tables), so a
+ * step is one transaction and one round trip. A database that is down or restarting makes calls
+ * fail fast with `StoreUnavailableError` (the server answers 503); they succeed again once it is back.
+ */
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import {
+  DEFAULT_LEASE_MS,
+  LockLostError,
+  pageOf,
+  recordOf,
+  rowValues,
+  StoreOpenError,
+  StoreUnavailableError,
+  type DeleteOutcome,
+  type RunCommit,
+  type ThreadPage,
+  type ThreadRecord,
+  type ThreadRow,
+  type ThreadStore,
+} from './contract';
+import { newerSchemaMessage, POSTGRES_MIGRATIONS, SCHEMA_VERSION } from './migrations';
+
+/** Options of a PostgreSQL store. */
+export interface PostgresStoreOptions {
+  /** How long a run lock lasts without renewal (default 30 s). */
+  leaseMs?: number;
+  /** Most connections this process opens (default 10). */
+  maxConnections?: number;
+  /** How long to wait for a connection before failing (default 5 s). */
+  connectTimeoutMs?: number;
+}
+
+/** The key of the advisory lock that serialises migrations of instances starting together. */
+const MIGRATION_LOCK = 0x10_67_a9;
+
+interface Row extends ThreadRow, QueryResultRow {
+  running: boolean;
+  bodies: string[];
+}
+
+const THREAD_COLUMNS = `status, values_json, interrupted_at, pending_json, message_count, last_error,
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
+  to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at`;
+
+const SQL = {
+  acquire: `
+    WITH t AS (
+      INSERT INTO tenxgraph_threads AS t (thread_id, lock_owner, lock_expires) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+      ON CONFLICT (thread_id) DO UPDATE SET lock_owner = EXCLUDED.lock_owner, lock_expires = EXCLUDED.lock_expires
+        WHERE t.lock_owner IS NULL OR t.lock_expires < now()
+      RETURNING t.*
+    )
+    SELECT ${THREAD_COLUMNS}, true AS running,
+      ARRAY(SELECT body FROM tenxgraph_messages m WHERE m.thread_id = t.thread_id ORDER BY seq) AS bodies
+    FROM t`,
+  renew: `UPDATE tenxgraph_threads SET lock_expires = now() + $3 * interval '1 millisecond' WHERE thread_id = $1 AND lock_owner = $2`,
+  commit: `
+    WITH upd AS (
+      UPDATE tenxgraph_threads SET status = $4, interrupted_at = $5, pending_json = $6, values_json = $7, message_count = $8,
+        last_error = $9, updated_at = now(), lock_owner = NULL, lock_expires = NULL
+      WHERE thread_id = $1 AND lock_owner = $2 AND message_count = $3
+      RETURNING thread_id
+    ), ins AS (
+      INSERT INTO tenxgraph_messages (thread_id, seq, body)
+      SELECT upd.thread_id, m.seq, m.body FROM upd, unnest($10::integer[], $11::text[]) AS m (seq, body)
+    )
+    SELECT count(*)::integer AS updated FROM upd`,
+  dropNew: `DELETE FROM tenxgraph_threads WHERE thread_id = $1 AND lock_owner = $2 AND status = 'new' AND message_count = 0`,
+  release: `UPDATE tenxgraph_threads SET lock_owner = NULL, lock_expires = NULL WHERE thread_id = $1 AND lock_owner = $2`,
+  load: `
+    SELECT ${THREAD_COLUMNS}, (lock_owner IS NOT NULL AND lock_expires > now()) AS running,
+      ARRAY(SELECT body FROM tenxgraph_messages m WHERE m.thread_id = t.thread_id ORDER BY seq) AS bodies
+    FROM tenxgraph_threads t WHERE thread_id = $1`,
+  page: `
+    SELECT ${THREAD_COLUMNS}, (lock_owner IS NOT NULL AND lock_expires > now()) AS running,
+      ARRAY(SELECT body FROM tenxgraph_messages m WHERE m.thread_id = t.thread_id AND seq >= $2 ORDER BY seq LIMIT $3) AS bodies
+    FROM tenxgraph_threads t WHERE thread_id = $1`,
+  delete: `DELETE FROM tenxgraph_threads WHERE thread_id = $1 AND (lock_owner IS NULL OR lock_expires < now())`,
+  exists: `SELECT 1 FROM tenxgraph_threads WHERE thread_id = $1`,
+};
+
+/** The PostgreSQL thread store. Open it with `PostgresThreadStore.open`. */
+export class PostgresThreadStore implements ThreadStore {
+  readonly kind = 'postgres' as const;
+  readonly location: string;
+  readonly leaseMs: number;
+  private readonly pool: Pool;
+
+  private constructor(pool: Pool, location: string, leaseMs: number) {
+    this.pool = pool;
+    this.location = location;
+    this.leaseMs = leaseMs;
+  }
+
+  /**
+   * Connects to `url` (`postgres://user:password@host:port/db`), brings the schema up to date and
+   * returns the store. Throws `StoreOpenError` with a sentence for people when the database cannot
+   * be reached, refuses the credentials, or has a schema newer than this code.
+   */
+  static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresThreadStore> {
+    const location = redactUrl(url);
+    const pg = await import('pg');
+    const PoolClass = (pg.default ?? pg).Pool;
+    const pool = new PoolClass({
+      connectionString: url,
+      max: options.maxConnections ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      application_name: '10xgraph api',
+    });
+    // An idle connection dropped by a database restart is an event, not a crash: the pool replaces it.
+    pool.on('error', () => {});
+    let client: PoolClient | undefined;
+    try {
+      client = await pool.connect();
+      await migrate(client, location);
+    } catch (error) {
+      client?.release(true);
+      client = undefined;
+      await pool.end().catch(() => {});
+      if (error instanceof StoreOpenError) throw error;
+      throw new StoreOpenError(`Cannot use the PostgreSQL database ${location}: ${describePgError(error)}.`, { cause: error });
+    } finally {
+      client?.release();
+    }
+    return new PostgresThreadStore(pool, location, options.leaseMs ?? DEFAULT_LEASE_MS);
+  }
+
+  async acquire(threadId: string, owner: string): Promise<ThreadRecord | undefined> {
+    const { rows } = await this.query<Row>(SQL.acquire, [threadId, owner, this.leaseMs]);
+    const row = rows[0];
+    return row && recordOf(threadId, row, true, row.bodies);
+  }
+
+  async renew(threadId: string, owner: string): Promise<boolean> {
+    return (await this.query(SQL.renew, [threadId, owner, this.leaseMs])).rowCount === 1;
+  }
+
+  async commit(threadId: string, owner: string, outcome: RunCommit): Promise<void> {
+    const row = rowValues(outcome);
+    const messages = outcome.checkpoint.state.messages;
+    const seqs: number[] = [];
+    const bodies: string[] = [];
+    for (let seq = outcome.from; seq < messages.length; seq++) {
+      seqs.push(seq);
+      bodies.push(JSON.stringify(messages[seq]));
+    }
+    const { rows } = await this.query<{ updated: number }>(SQL.commit, [
+      threadId,
+      owner,
+      outcome.from,
+      outcome.status,
+      row.interruptedAt,
+      row.pending,
+      row.values,
+      row.count,
+      row.error,
+      seqs,
+      bodies,
+    ]);
+    if (rows[0]?.updated !== 1) throw new LockLostError(threadId);
+  }
+
+  async release(threadId: string, owner: string): Promise<void> {
+    if ((await this.query(SQL.dropNew, [threadId, owner])).rowCount === 0) await this.query(SQL.release, [threadId, owner]);
+  }
+
+  async load(threadId: string): Promise<ThreadRecord | undefined> {
+    const row = (await this.query<Row>(SQL.load, [threadId])).rows[0];
+    return row && recordOf(threadId, row, row.running, row.bodies);
+  }
+
+  async page(threadId: string, offset: number, limit: number): Promise<ThreadPage | undefined> {
+    const row = (await this.query<Row>(SQL.page, [threadId, offset, limit])).rows[0];
+    return row && pageOf(threadId, row, row.running, offset, row.bodies);
+  }
+
+  async delete(threadId: string): Promise<DeleteOutcome> {
+    if ((await this.query(SQL.delete, [threadId])).rowCount === 1) return 'deleted';
+    return (await this.query(SQL.exists, [threadId])).rowCount === 1 ? 'busy' : 'missing';
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => {});
+  }
+
+  private async query<R extends QueryResultRow>(text: string, values: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
+    try {
+      return await this.pool.query<R>(text, values);
+    } catch (error) {
+      if (isConnectionError(error)) {
+        throw new StoreUnavailableError(`The PostgreSQL database ${this.location} cannot be reached (${describePgError(error)}); try again once it is back.`, { cause: error });
+      }
+      throw error;
+    }
+  }
+}
+
+/** Applies the missing migrations in one transaction, one instance at a time. */
+async function migrate(client: PoolClient, location: string): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS tenxgraph_schema (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+    const { rows } = await client.query<{ version: number }>('SELECT coalesce(max(version), 0)::integer AS version FROM tenxgraph_schema');
+    const version = rows[0]?.version ?? 0;
+    if (version > SCHEMA_VERSION) throw new StoreOpenError(newerSchemaMessage(location, version));
+    for (const migration of POSTGRES_MIGRATIONS) {
+      if (migration.version <= version) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO tenxgraph_schema (version, description) VALUES ($1, $2)', [migration.version, migration.description]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/** A PostgreSQL URL without its password and query (which may carry one), for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = '';
+    parsed.search = '';
+    return parsed.toString();
+  } catch {
+    return '(an unparsable PostgreSQL URL)';
+  }
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300']);
+
+/** Whether a failure means the database is unreachable (down, restarting, out of connections), not a bad statement. */
+function isConnectionError(error: unknown): boolean {
+  const code = String((error as { code?: unknown }).code ?? '');
+  if (CONNECTION_CODES.has(code) || code.startsWith('08')) return true;
+  const message = error instanceof Error ? error.message : String(error);
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(message);
+}
+
+/** One phrase for a node-postgres failure: the server's message, with what it means where that helps. */
+function describePgError(error: unknown): string {
+  const code = String((error as { code?: unknown }).code ?? '');
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'ECONNREFUSED') return `nothing accepts connections there (${message}); check that PostgreSQL is running and the host and port`;
+  if (code === '28P01' || code === '28000') return `${message}; check the user name and password in the URL`;
+  if (code === '3D000') return `${message}; create the database first`;
+  if (message === '' && error instanceof AggregateError) return error.errors.map((e: unknown) => describePgError(e)).join('; ');
+  return message || code || 'unknown error';
+}

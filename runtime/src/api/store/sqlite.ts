@@ -1,0 +1,267 @@
+/**
+ * Threads in SQLite: the embedded default, one `10xgraph api` process per file. The process
+ * holds an exclusive SQLite lock on a companion file (`FILE.lock`) for its whole life; the
+ * operating system drops that lock when the process ends, however it ends, so a crash never
+ * leaves the file claimed and a second process is refused with a message. Since no other
+ * process can run threads from the file, the run lock lives in this process's memory: it
+ * cannot be left behind by a failed write.
+ *
+ * Another program may still hold the database (a backup, the `sqlite3` shell in a transaction).
+ * Calls then retry without blocking the event loop, for at most `busyMs`, and fail with
+ * `StoreUnavailableError` (the server answers 503).
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  DEFAULT_LEASE_MS,
+  pageOf,
+  recordOf,
+  rowValues,
+  StoreOpenError,
+  StoreUnavailableError,
+  type DeleteOutcome,
+  type RunCommit,
+  type ThreadPage,
+  type ThreadRecord,
+  type ThreadRow,
+  type ThreadStore,
+} from './contract';
+import { newerSchemaMessage, SCHEMA_VERSION, SQLITE_MIGRATIONS } from './migrations';
+
+/** Options of a SQLite store. */
+export interface SqliteStoreOptions {
+  /** How long a call waits for a database held by another program before it fails (default 1000 ms). */
+  busyMs?: number;
+}
+
+/** The default bound on waiting for a database another program holds. */
+export const DEFAULT_SQLITE_BUSY_MS = 1000;
+
+interface CommitRow {
+  id: string;
+  status: string;
+  interruptedAt: string | null;
+  pending: string;
+  values: string;
+  count: number;
+  error: string | null;
+  now: string;
+}
+
+/** The SQLite thread store. */
+export class SqliteThreadStore implements ThreadStore {
+  readonly kind = 'sqlite' as const;
+  readonly location: string;
+  /** Locks live in memory and die with the process; the lease only bounds nothing here. */
+  readonly leaseMs = DEFAULT_LEASE_MS;
+  private readonly busyMs: number;
+  private readonly db: Database.Database;
+  private readonly holder?: Database.Database;
+  private readonly locks = new Map<string, string>();
+  private readonly statements: {
+    thread: Database.Statement<[string]>;
+    messages: Database.Statement<[string]>;
+    messagesFrom: Database.Statement<[string, number, number]>;
+    append: Database.Statement<[string, number, string]>;
+    upsert: Database.Statement<[CommitRow]>;
+    remove: Database.Statement<[string]>;
+    removeMessages: Database.Statement<[string]>;
+  };
+  private readonly commitTransaction: (threadId: string, outcome: RunCommit) => void;
+  private readonly readTransaction: <T>(read: () => T) => T;
+
+  /**
+   * Opens (or creates) the store at `path` (`:memory:` for a throw-away one) and brings its schema
+   * up to date. Throws `StoreOpenError` when another process holds the file, when the schema is
+   * newer than this code, or when the file cannot be opened.
+   */
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.location = path;
+    this.busyMs = options.busyMs ?? DEFAULT_SQLITE_BUSY_MS;
+    const memory = path === ':memory:';
+    if (!memory) {
+      mkdirSync(dirname(path), { recursive: true });
+      this.holder = claimFile(path);
+    }
+    try {
+      this.db = new Database(path);
+      // Waits happen in `retry`, off the event loop; SQLite itself never sleeps.
+      this.db.pragma('busy_timeout = 0');
+      if (!memory) {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma('synchronous = NORMAL');
+      }
+      migrate(this.db, path);
+    } catch (error) {
+      this.holder?.close();
+      if (error instanceof StoreOpenError) throw error;
+      throw new StoreOpenError(`Cannot open the thread database ${path}: ${describeSqliteError(error)}; pass another --db (a SQLite file, :memory: or a postgres:// URL).`, { cause: error });
+    }
+    this.statements = {
+      thread: this.db.prepare('SELECT * FROM threads WHERE thread_id = ?'),
+      messages: this.db.prepare('SELECT body FROM messages WHERE thread_id = ? ORDER BY seq').pluck(),
+      messagesFrom: this.db.prepare('SELECT body FROM messages WHERE thread_id = ? AND seq >= ? ORDER BY seq LIMIT ?').pluck(),
+      append: this.db.prepare('INSERT INTO messages (thread_id, seq, body) VALUES (?, ?, ?)'),
+      upsert: this.db.prepare(
+        `INSERT INTO threads (thread_id, status, interrupted_at, pending_json, values_json, message_count, last_error, created_at, updated_at)
+         VALUES (@id, @status, @interruptedAt, @pending, @values, @count, @error, @now, @now)
+         ON CONFLICT (thread_id) DO UPDATE SET status = excluded.status, interrupted_at = excluded.interrupted_at, pending_json = excluded.pending_json,
+           values_json = excluded.values_json, message_count = excluded.message_count, last_error = excluded.last_error, updated_at = excluded.updated_at`,
+      ),
+      remove: this.db.prepare('DELETE FROM threads WHERE thread_id = ?'),
+      removeMessages: this.db.prepare('DELETE FROM messages WHERE thread_id = ?'),
+    };
+    this.commitTransaction = this.db.transaction((threadId: string, outcome: RunCommit) => {
+      const messages = outcome.checkpoint.state.messages;
+      for (let seq = outcome.from; seq < messages.length; seq++) this.statements.append.run(threadId, seq, JSON.stringify(messages[seq]));
+      const row = rowValues(outcome);
+      this.statements.upsert.run({ id: threadId, status: outcome.status, ...row, now: new Date().toISOString() });
+    });
+    const read = this.db.transaction((fn: () => unknown) => fn());
+    this.readTransaction = <T>(fn: () => T) => read(fn) as T;
+  }
+
+  async acquire(threadId: string, owner: string): Promise<ThreadRecord | undefined> {
+    if (this.locks.has(threadId)) return undefined;
+    this.locks.set(threadId, owner);
+    try {
+      return { ...((await this.load(threadId)) ?? newRecord(threadId)), running: true };
+    } catch (error) {
+      this.locks.delete(threadId);
+      throw error;
+    }
+  }
+
+  async renew(threadId: string, owner: string): Promise<boolean> {
+    return this.locks.get(threadId) === owner;
+  }
+
+  async commit(threadId: string, owner: string, outcome: RunCommit): Promise<void> {
+    try {
+      await this.retry(() => this.commitTransaction(threadId, outcome));
+    } finally {
+      this.releaseLock(threadId, owner);
+    }
+  }
+
+  async release(threadId: string, owner: string): Promise<void> {
+    this.releaseLock(threadId, owner);
+  }
+
+  async load(threadId: string): Promise<ThreadRecord | undefined> {
+    return this.retry(() =>
+      this.readTransaction(() => {
+        const row = this.statements.thread.get(threadId) as ThreadRow | undefined;
+        if (row) return recordOf(threadId, row, this.locks.has(threadId), this.statements.messages.all(threadId) as string[]);
+        // A new thread is written by its first run's commit; until then it exists while it runs.
+        return this.locks.has(threadId) ? { ...newRecord(threadId), running: true } : undefined;
+      }),
+    );
+  }
+
+  async page(threadId: string, offset: number, limit: number): Promise<ThreadPage | undefined> {
+    return this.retry(() =>
+      this.readTransaction(() => {
+        const row = this.statements.thread.get(threadId) as ThreadRow | undefined;
+        if (row) return pageOf(threadId, row, this.locks.has(threadId), offset, this.statements.messagesFrom.all(threadId, offset, limit) as string[]);
+        if (!this.locks.has(threadId)) return undefined;
+        const fresh = newRecord(threadId);
+        return { threadId, status: fresh.status, running: true, messageCount: 0, messages: [], offset, pending: [], createdAt: fresh.createdAt, updatedAt: fresh.updatedAt };
+      }),
+    );
+  }
+
+  async delete(threadId: string): Promise<DeleteOutcome> {
+    if (this.locks.has(threadId)) return 'busy';
+    return this.retry(() =>
+      this.db.transaction(() => {
+        this.statements.removeMessages.run(threadId);
+        return this.statements.remove.run(threadId).changes > 0 ? 'deleted' : 'missing';
+      })(),
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+    if (this.holder?.open) this.holder.close();
+  }
+
+  private releaseLock(threadId: string, owner: string): void {
+    if (this.locks.get(threadId) === owner) this.locks.delete(threadId);
+  }
+
+  /** Runs `step`, retrying while another program holds the database, for at most `busyMs`. */
+  private async retry<T>(step: () => T): Promise<T> {
+    const deadline = Date.now() + this.busyMs;
+    for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+      try {
+        return step();
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? '';
+        if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+          if (Date.now() + wait > deadline) {
+            throw new StoreUnavailableError(`The thread database ${this.location} is held by another program (a backup or an open transaction) for longer than ${this.busyMs} ms; try again once it lets go.`, { cause: error });
+          }
+          await sleep(wait);
+          continue;
+        }
+        if (code.startsWith('SQLITE_FULL') || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) {
+          throw new StoreUnavailableError(`The thread database ${this.location} cannot be written (${describeSqliteError(error)}); free disk space or fix the file's permissions, then try again.`, { cause: error });
+        }
+        throw error;
+      }
+    }
+  }
+}
+
+/** A thread no run has stored yet. */
+function newRecord(threadId: string): ThreadRecord {
+  const now = new Date().toISOString();
+  return { threadId, status: 'new', running: false, checkpoint: { state: { messages: [] }, pending: [] }, messageCount: 0, createdAt: now, updatedAt: now };
+}
+
+/**
+ * Claims `FILE.lock` for this process: an exclusive SQLite lock held until the connection closes
+ * (the kernel drops it when the process dies). Throws `StoreOpenError` when another process holds it.
+ */
+function claimFile(path: string): Database.Database {
+  const lockPath = `${path}.lock`;
+  let holder: Database.Database;
+  try {
+    holder = new Database(lockPath);
+  } catch (error) {
+    throw new StoreOpenError(`Cannot create the lock file ${lockPath} of the thread database: ${describeSqliteError(error)}.`, { cause: error });
+  }
+  try {
+    holder.pragma('busy_timeout = 0');
+    holder.pragma('locking_mode = EXCLUSIVE');
+    holder.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL); DELETE FROM holder;');
+    holder.prepare('INSERT INTO holder (pid) VALUES (?)').run(process.pid);
+    return holder;
+  } catch (error) {
+    holder.close();
+    const code = (error as { code?: string }).code ?? '';
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+      throw new StoreOpenError(`The thread database ${path} is in use by another 10xgraph api process; stop that process, or give this one another --db.`, { cause: error });
+    }
+    throw new StoreOpenError(`Cannot lock the thread database ${path} (through ${lockPath}): ${describeSqliteError(error)}.`, { cause: error });
+  }
+}
+
+/** Brings the schema to `SCHEMA_VERSION` in one transaction; refuses a newer one. */
+function migrate(db: Database.Database, path: string): void {
+  db.transaction(() => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) throw new StoreOpenError(newerSchemaMessage(path, version));
+    for (const migration of SQLITE_MIGRATIONS) if (migration.version > version) db.exec(migration.sql);
+    if (version < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+function describeSqliteError(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return code && !message.includes(code) ? `${message} (${code})` : message;
+}

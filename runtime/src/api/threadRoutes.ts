@@ -1,0 +1,142 @@
+/**
+ * The thread routes of `10xgraph api`: read a thread (`GET /v1/threads/{id}`, its messages a page
+ * at a time), cancel what it waits for (`POST /v1/threads/{id}/cancel`) and delete it
+ * (`DELETE /v1/threads/{id}`). The server authorises the request before it comes here.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toolResultMessage } from '../graph/messages';
+import { ApiError } from './errors';
+import { sendData } from './http';
+import { StoreUnavailableError, type ThreadStore } from './store/index';
+import { MAX_THREAD_ID } from './validate';
+
+/** Messages per page when the request does not say. */
+export const DEFAULT_PAGE_SIZE = 100;
+/** The most messages one page holds. */
+export const MAX_PAGE_SIZE = 1000;
+
+/** The path prefix of the thread routes. */
+export const THREAD_ROUTE_PREFIX = '/v1/threads/';
+
+/** What the text of a cancelled call's failed result says (the model reads it). */
+export const CANCELLED_RESULT = 'Cancelled: the client stopped waiting for this call, so it has no result. Do not wait for it; carry on without it or ask the user.';
+
+/**
+ * Answers a request under `/v1/threads/`. `guard` is called before anything is written, so the
+ * server can refuse new work while it shuts down.
+ */
+export async function handleThreadRoute(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string, store: ThreadStore, guard: () => void): Promise<void> {
+  const rest = url.pathname.slice(THREAD_ROUTE_PREFIX.length);
+  const [encoded, action, ...extra] = rest.split('/');
+  let threadId: string;
+  try {
+    threadId = decodeURIComponent(encoded ?? '');
+  } catch {
+    throw new ApiError(400, 'invalid_request', `The thread id in ${url.pathname} is not valid percent-encoding.`);
+  }
+  if (threadId === '' || extra.length > 0 || (action !== undefined && action !== 'cancel')) {
+    throw new ApiError(404, 'not_found', `No route ${url.pathname}; the thread routes are GET and DELETE /v1/threads/{id} and POST /v1/threads/{id}/cancel.`);
+  }
+  if (threadId.length > MAX_THREAD_ID) throw new ApiError(400, 'invalid_request', `A thread id is at most ${MAX_THREAD_ID} characters long.`);
+  const allowed = action === 'cancel' ? 'POST' : 'GET, DELETE';
+  if (!allowed.split(', ').includes(req.method ?? '')) {
+    req.resume();
+    const error = new ApiError(405, 'method_not_allowed', `${url.pathname} takes ${allowed.replace(', ', ' or ')}, not ${req.method}.`);
+    res.setHeader('allow', allowed);
+    throw error;
+  }
+  req.resume();
+  try {
+    if (action === 'cancel') return await cancelThread(res, requestId, store, threadId, guard);
+    if (req.method === 'DELETE') return await deleteThread(res, requestId, store, threadId, guard);
+    return await readThread(res, requestId, store, threadId, url.searchParams);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw new ApiError(503, 'store_unavailable', error.message);
+    throw error;
+  }
+}
+
+async function readThread(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, query: URLSearchParams): Promise<void> {
+  const offset = readCount(query, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
+  const limit = readCount(query, 'limit', 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
+  const page = await store.page(threadId, offset, limit);
+  if (!page) throw notFound(threadId);
+  const end = offset + page.messages.length;
+  sendData(
+    res,
+    requestId,
+    {
+      thread_id: page.threadId,
+      status: page.status,
+      running: page.running,
+      message_count: page.messageCount,
+      messages: page.messages,
+      pending_remote_calls: page.pending,
+      last_error: page.lastError ?? null,
+      created_at: page.createdAt,
+      updated_at: page.updatedAt,
+      page: { offset, limit, next_offset: end < page.messageCount ? end : null },
+    },
+    `Thread '${threadId}' is ${page.running ? 'running' : page.status} with ${page.messageCount} message${page.messageCount === 1 ? '' : 's'}; messages ${page.messages.length ? `${offset}..${end - 1}` : 'none'} on this page.`,
+  );
+}
+
+/**
+ * Answers every pending remote call of a waiting thread with a failed result saying it was
+ * cancelled, in one commit, so the model reads why and the thread takes new messages.
+ */
+async function cancelThread(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, guard: () => void): Promise<void> {
+  guard();
+  const exists = await store.load(threadId);
+  if (!exists) throw notFound(threadId);
+  const owner = `cancel-${randomUUID()}`;
+  const record = await store.acquire(threadId, owner);
+  if (!record) throw busy(threadId);
+  let committed = false;
+  try {
+    if (record.status !== 'waiting' || record.checkpoint.pending.length === 0) {
+      return sendData(res, requestId, { thread_id: threadId, status: record.status, cancelled_calls: [], message: null }, `Thread '${threadId}' waits for no remote call; nothing to cancel.`);
+    }
+    const calls = record.checkpoint.pending;
+    const message = toolResultMessage(calls.map((call) => ({ type: 'tool_result', call_id: call.id, output: null, status: 'failed', error: CANCELLED_RESULT })));
+    const { messages, ...values } = record.checkpoint.state;
+    await store.commit(threadId, owner, { checkpoint: { state: { ...values, messages: [...messages, message] }, pending: [] }, status: 'completed', from: record.messageCount });
+    committed = true;
+    sendData(
+      res,
+      requestId,
+      { thread_id: threadId, status: 'completed', cancelled_calls: calls.map((call) => call.id), message },
+      `Cancelled ${calls.length} remote call${calls.length === 1 ? '' : 's'} of thread '${threadId}'; it takes new messages.`,
+    );
+  } finally {
+    if (!committed) await store.release(threadId, owner).catch(() => {});
+  }
+}
+
+async function deleteThread(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, guard: () => void): Promise<void> {
+  guard();
+  const outcome = await store.delete(threadId);
+  if (outcome === 'missing') throw notFound(threadId);
+  if (outcome === 'busy') throw busy(threadId);
+  sendData(res, requestId, { thread_id: threadId, deleted: true }, `Thread '${threadId}' and its messages are deleted.`);
+}
+
+function readCount(query: URLSearchParams, name: string, min: number, max: number, fallback: number): number {
+  const text = query.get(name);
+  if (text === null) return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    throw new ApiError(400, 'invalid_request', `Query parameter '${name}' must be a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'the message count' : max}; got '${text.slice(0, 40)}'.`);
+  }
+  return value;
+}
+
+function notFound(threadId: string): ApiError {
+  return new ApiError(404, 'thread_not_found', `No thread '${threadId}' on this server; it was never used or has been deleted.`);
+}
+
+/** The 409 of a thread a run holds. */
+export function busy(threadId: string): ApiError {
+  return new ApiError(409, 'thread_busy', `Thread '${threadId}' is running another request; wait for its end, then send this one again.`);
+}
