@@ -95,6 +95,8 @@ export interface AgentSource {
   graph?: Graph;
   /** Why no graph was read from it (one sentence), when `graph` is undefined. */
   reason?: string;
+  /** The reason is worth telling (a computed name or a syntax error), not merely a module that adds no node itself. */
+  tell?: boolean;
 }
 
 /**
@@ -120,9 +122,9 @@ export async function resolveAgentFile(configPath: string, spec: string): Promis
 /** The graph an agent module's source describes, or why it describes none exactly. */
 export function agentSourceOf(file: string, facts: SourceFacts): AgentSource {
   const name = basename(file);
-  if (facts.syntaxError) return { file, facts, reason: `${name} does not parse (${facts.syntaxError}), so its nodes are not known.` };
+  if (facts.syntaxError) return { file, facts, tell: true, reason: `${name} does not parse (${facts.syntaxError}), so node names are not checked without a running server.` };
   const computed = facts.nodes.find((n) => n.name === undefined);
-  if (computed) return { file, facts, reason: `${name} adds a node whose name is not a literal (line ${computed.range.start.line + 1}), so node names are not checked without a running server.` };
+  if (computed) return { file, facts, tell: true, reason: `${name} adds a node whose name is not a literal (line ${computed.range.start.line + 1}), so node names are not checked without a running server.` };
   if (facts.nodes.length === 0) return { file, facts, reason: `${name} adds no node with addNode, so its nodes are not known.` };
   const nodes: GraphNode[] = [];
   const seen = new Set<string>();
@@ -137,6 +139,15 @@ export function agentSourceOf(file: string, facts: SourceFacts): AgentSource {
 /** The sentence added to a graph rule's message when the graph was read from the agent module's source. */
 export function readFromSourceNote(file: string): string {
   return ` (Judged on the graph read from ${basename(file)}; no server graph is in use.)`;
+}
+
+/** The code of the note that the agent module's graph could not be read exactly. */
+export const GRAPH_NOT_READ = 'graph-not-read';
+
+/** An information diagnostic on `agent` saying why node names are not checked (no server graph, module not exact). */
+export function graphNotReadDiagnostic(config: ConfigFacts, source: AgentSource | undefined): Diagnostic[] {
+  if (!config.agent || !source?.tell || !source.reason) return [];
+  return [{ range: config.agent.range, severity: DiagnosticSeverity.Information, source: SOURCE, code: GRAPH_NOT_READ, codeDescription: { href: PROJECT_DOCS_URL }, message: source.reason }];
 }
 
 /** Where the agent module adds node `name`. */

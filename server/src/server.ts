@@ -51,7 +51,7 @@ import {
 import { documentSymbols, flattenSymbols } from './symbols';
 // ---- the project (config, agent module and handlers) ----
 import { type ConfigFacts, configFactsOf, configFactsOfFlat } from './configFacts';
-import { type AgentSource, readFromSourceNote } from './project';
+import { type AgentSource, graphNotReadDiagnostic, readFromSourceNote } from './project';
 import { ProjectService, type ConfigView } from './projectService';
 import { foldingRanges, selectionRanges } from './structure';
 import { Kind, NONE } from '../../runtime/src/rules/index';
@@ -101,6 +101,8 @@ interface CheckedState extends StateBase {
   agentSpec: string | undefined;
   /** The agent module read from its source, when the graph judged was read from it (no live graph). */
   fromSource: AgentSource | undefined;
+  /** The agent module read from its source when no graph could be read from it exactly (no live graph either). */
+  unreadSource: AgentSource | undefined;
   /** Agent, tool names and nodes with their ranges, computed on first use. */
   config: () => ConfigFacts;
 }
@@ -444,12 +446,13 @@ class TenxGraphServer {
     if (text.length > MAX_DOCUMENT_LENGTH) return { uri, version, text, settings, lines: positionsOf(doc, text), analysis: undefined, resultId: `${epoch}|${version}|large` };
     let graph = live?.graph();
     // Without a live graph, node names are judged on the graph read from the agent module's source (when exact).
+    const unreadSource = !graph && fromSource && !fromSource.graph ? fromSource : undefined;
     if (graph) fromSource = undefined;
     else graph = fromSource?.graph;
     if (!graph) fromSource = undefined;
-    const resultId = `${epoch}|${version}|${settings.server.url}|${live ? live.generation : '-'}|${agents.candidates.join(',')}|${sourceGraphId(fromSource)}`;
+    const resultId = `${epoch}|${version}|${settings.server.url}|${live ? live.generation : '-'}|${agents.candidates.join(',')}|${sourceGraphId(fromSource)}|${sourceGraphId(unreadSource)}`;
     const cached = this.states.get(uri);
-    if (cached && cached.resultId === resultId && cached.text === text && cached.agents === agents && cached.fromSource === fromSource) return cached;
+    if (cached && cached.resultId === resultId && cached.text === text && cached.agents === agents && cached.fromSource === fromSource && cached.unreadSource === unreadSource) return cached;
     const options = this.auditOptions(graph, agents.candidates);
     const analysis = analyzeConfig(text, options);
     const agentSpec = agentSpecOf(analysis) ?? agentHint;
@@ -474,6 +477,7 @@ class TenxGraphServer {
       resultId,
       agentSpec,
       fromSource,
+      unreadSource,
       config: once(() => (analysis.flatTree ? configFactsOfFlat(analysis.flatTree, lines) : configFactsOf(state.tree(), text, lines))),
     };
     this.states.set(uri, state);
@@ -500,7 +504,7 @@ class TenxGraphServer {
       if (state.fromSource && (p.code === 'node-not-found' || p.code === 'node-not-tool-node')) diagnostic.message += readFromSourceNote(state.fromSource.file);
       return diagnostic;
     });
-    diagnostics.push(...this.project.configDiagnostics(state.uri, state.config()));
+    diagnostics.push(...graphNotReadDiagnostic(state.config(), state.unreadSource), ...this.project.configDiagnostics(state.uri, state.config()));
     return diagnostics;
   }
 

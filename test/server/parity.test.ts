@@ -23,7 +23,8 @@ function listJson(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...listJson(path));
+    // The project fixtures (test/server/project*.test.ts) are workspaces, not rule cases.
+    if (statSync(path).isDirectory()) out.push(...(name.startsWith('project') ? [] : listJson(path)));
     else if (name.endsWith('.json')) out.push(path);
   }
   return out;
