@@ -84,6 +84,10 @@ export interface RawSettings {
   };
   /** Globs of the files the server checks, whatever their language id. Default `["**\/10xgraph.json"]`. */
   files?: string[];
+  project?: {
+    /** Globs (relative to the workspace folder) of files and folders the project index skips. Default `[]`. */
+    exclude?: string[];
+  };
 }
 
 /**
