@@ -32,6 +32,11 @@ export interface StatusParams {
   rulesetVersion?: string;
   /** True when the graph in use is the last good one (from memory or the disk cache), not a fresh fetch. */
   stale?: boolean;
+  /**
+   * Set while no live graph is in use and node names are judged on the graph read (not run) from the
+   * agent module's source instead: the module's file name and how many nodes were read.
+   */
+  sourceGraph?: { file: string; nodeCount: number };
 }
 
 /**

@@ -56,6 +56,7 @@ import { ProjectService, type ConfigView } from './projectService';
 import { foldingRanges, selectionRanges } from './structure';
 import { Kind, NONE } from '../../runtime/src/rules/index';
 import { fileURLToPath } from 'node:url';
+import { basename } from 'node:path';
 
 /** What the server takes from its surroundings; tests and benchmarks may replace parts. */
 export interface ServerEnvironment {
@@ -152,6 +153,9 @@ class TenxGraphServer {
   private syncChain: Promise<void> = Promise.resolve();
   private readonly project: ProjectService;
   private watchedFiles = false;
+  private readonly lastStatus = new Map<string, StatusParams>();
+  /** Per server URL, the open configs judged on a graph read from their agent module. */
+  private readonly sourceGraphs = new Map<string, Map<string, AgentSource>>();
   /** The `agent` of a document whose value changed, for the next read of its state. */
   private readonly agentHints = new Map<string, string | undefined>();
 
@@ -257,7 +261,7 @@ class TenxGraphServer {
       rulesetVersion: RULESET_VERSION,
       now: this.now,
       log: (m) => this.log(m),
-      sendStatus: (status) => void this.connection.sendNotification(StatusNotification.type, status).catch((e: unknown) => this.logError('status', e)),
+      sendStatus: (status) => this.sendStatus(status),
       graphChanged: () => this.refreshDiagnostics(),
     });
     return {
@@ -482,6 +486,7 @@ class TenxGraphServer {
     };
     this.states.set(uri, state);
     this.agentHints.delete(uri);
+    this.noteSourceGraph(settings.server.url, uri, fromSource);
     this.project.configChanged({ uri, text, lines, facts: state.config() });
     return state;
   }
@@ -593,6 +598,7 @@ class TenxGraphServer {
   private closed(uri: string): void {
     this.project.closed(uri);
     this.agentHints.delete(uri);
+    for (const [url, sources] of this.sourceGraphs) if (sources.has(uri)) this.noteSourceGraph(url, uri, undefined);
     this.states.delete(uri);
     this.settingsCache.delete(uri);
     this.again.delete(uri);
@@ -685,6 +691,27 @@ class TenxGraphServer {
   }
 
   // ---- the project (config, agent module and handlers) ------------------------------------
+
+  /** Sends a live graph's status, saying when node names are judged on the graph read from the agent module instead. */
+  private sendStatus(status: StatusParams): void {
+    this.lastStatus.set(status.url, status);
+    const sources = this.sourceGraphs.get(status.url);
+    const source = sources && sources.size > 0 ? [...sources.values()][0] : undefined;
+    const sent: StatusParams = source?.graph ? { ...status, sourceGraph: { file: basename(source.file), nodeCount: source.graph.nodes.length } } : status;
+    void this.connection.sendNotification(StatusNotification.type, sent).catch((e: unknown) => this.logError('status', e));
+  }
+
+  /** Notes which graph judged `uri` (for the status of its server URL), and tells the client when that changed. */
+  private noteSourceGraph(url: string, uri: string, source: AgentSource | undefined): void {
+    let sources = this.sourceGraphs.get(url);
+    if (!sources) this.sourceGraphs.set(url, (sources = new Map()));
+    const before = sources.get(uri);
+    if (source) sources.set(uri, source);
+    else sources.delete(uri);
+    if (before?.file === source?.file && before?.graph?.nodes.length === source?.graph?.nodes.length) return;
+    const status = this.lastStatus.get(url);
+    if (status) this.sendStatus(status);
+  }
 
   /** Formatting is for configs only: the globs of `10xgraph.files`, as the extension selects them. */
   private configSelector(): DocumentFormattingRegistrationOptions {

@@ -32,6 +32,7 @@ import {
   type WorkspaceEdit,
 } from 'vscode-languageserver-protocol/node';
 import { TestClient, fileUri, ROOT, tempFolder, waitFor } from '../support/lspClient';
+import { describeStatus } from '../../client/src/statusText';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'project');
 const COMPUTED_FIXTURE = join(ROOT, 'test', 'fixtures', 'project-computed');
@@ -227,6 +228,16 @@ describe('the project: config, agent module and handlers', () => {
     assert.match(notToolNode.message, /'agent'.* is a model node, not a ToolNode.*graph read from graph\.ts/);
     const restored = await client.change(uri, configText);
     await client.pushed(uri, restored, (d) => !d.some((x) => x.code === 'node-not-found'));
+  });
+
+  test('the status says that node names are judged on the graph read from graph.ts', async () => {
+    const status = await client.waitStatus('http://localhost:8000', (s) => s.sourceGraph !== undefined, 'a status naming the source graph');
+    assert.equal(status.state, 'disabled');
+    assert.deepEqual(status.sourceGraph, { file: 'graph.ts', nodeCount: 2 });
+    const view = describeStatus(status, Date.now());
+    assert.equal(view.text, '$(circle-slash) 10xgraph: graph off · graph.ts');
+    assert.match(view.tooltip, /checked against the graph read from graph\.ts \(2 nodes; its source is read, never run\)/);
+    assert.doesNotMatch(view.tooltip, /node names are not checked/);
   });
 
   test('rename a tool from the config: one edit over the config and every handler', async () => {
