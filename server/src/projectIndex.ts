@@ -21,7 +21,7 @@ export interface IndexLimits {
 }
 
 /** The default bounds: enough for a large monorepo's own sources, not for its bundles. */
-export const DEFAULT_INDEX_LIMITS: IndexLimits = { maxFiles: 20_000, maxFileBytes: 1024 * 1024, maxTotalBytes: 256 * 1024 * 1024 };
+export const DEFAULT_INDEX_LIMITS: IndexLimits = { maxFiles: 20_000, maxFileBytes: 512 * 1024, maxTotalBytes: 256 * 1024 * 1024 };
 
 // Folders no project keeps its own sources in, whatever .gitignore says.
 const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.hg', '.svn']);
@@ -303,6 +303,14 @@ export class ProjectIndex {
 /** The names a file's facts hold: what the project's diagnostics depend on. */
 function namesOf(facts: FileFacts | undefined): string {
   if (!facts) return '';
+  let key = namesCache.get(facts);
+  if (key === undefined) namesCache.set(facts, (key = computeNames(facts)));
+  return key;
+}
+
+const namesCache = new WeakMap<FileFacts, string>();
+
+function computeNames(facts: FileFacts): string {
   const source = facts.source;
   const config = facts.config;
   return JSON.stringify([

@@ -487,7 +487,10 @@ class TenxGraphServer {
     this.states.set(uri, state);
     this.agentHints.delete(uri);
     this.noteSourceGraph(settings.server.url, uri, fromSource);
-    this.project.configChanged({ uri, text, lines, facts: state.config() });
+    // The config's declarations join the project after this version's diagnostics are out.
+    setImmediate(() => {
+      if (this.states.get(uri) === state) this.project.configChanged({ uri, text, lines, facts: state.config() });
+    });
     return state;
   }
 
