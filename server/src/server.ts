@@ -512,7 +512,8 @@ class TenxGraphServer {
       if (state.fromSource && (p.code === 'node-not-found' || p.code === 'node-not-tool-node')) diagnostic.message += readFromSourceNote(state.fromSource.file);
       return diagnostic;
     });
-    diagnostics.push(...graphNotReadDiagnostic(state.config(), state.unreadSource), ...this.project.configDiagnostics(state.uri, state.config()));
+    // A text that is not JSON gets its syntax errors first, as from the rule set: the project is judged once it parses.
+    if (state.analysis.flatTree) diagnostics.push(...graphNotReadDiagnostic(state.config(), state.unreadSource), ...this.project.configDiagnostics(state.uri, state.config()));
     return diagnostics;
   }
 
