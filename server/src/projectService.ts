@@ -98,6 +98,7 @@ export class ProjectService {
   private readonly sources = new Map<string, SourceState>();
   private readonly agents = new Map<string, { generation: number; value: Promise<AgentSource | undefined>; settled?: AgentSource | null }>();
   private rootsKey = '';
+  private readonly parsing = new Set<string>();
 
   constructor(private readonly host: ProjectHost) {
     this.index = new ProjectIndex({ limits: host.limits, log: host.log, changed: () => host.changed() });
@@ -173,7 +174,11 @@ export class ProjectService {
 
   /** A source document changed: its facts join the project at once (the parse runs after this turn). */
   sourceChanged(uri: string): void {
+    // Edits arriving before the parse are read by that one parse.
+    if (this.parsing.has(uri)) return;
+    this.parsing.add(uri);
     setImmediate(() => {
+      this.parsing.delete(uri);
       try {
         this.sourceState(uri);
       } catch (error) {

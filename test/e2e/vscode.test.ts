@@ -9,7 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CodeServer, DETERMINISTIC_SETTINGS } from './support/codeServer';
@@ -226,6 +226,15 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
       const config = await harness.run<{ text: string }>('documentText', { file: 'project/10xgraph.json' });
       assert.match(config.text, /"name": "copy_text"/);
       await workbench.screenshot('11-renamed');
+    });
+
+    test('a handler file created on disk is picked up through the file watchers the server registered', async () => {
+      await harness.run('waitForDiagnostic', { file: '10xgraph.json', code: 'handler-missing', needle: "'get_user_location'", present: true });
+      const created = join(scratch!, 'trusted', 'project', 'location.ts');
+      writeFileSync(created, "import { client } from './client';\nclient.registerToolHandler('get_user_location', () => ({ latitude: 0, longitude: 0 }));\n");
+      await harness.run('waitForDiagnostic', { file: '10xgraph.json', code: 'handler-missing', needle: "'get_user_location'", present: false });
+      unlinkSync(created);
+      await harness.run('waitForDiagnostic', { file: '10xgraph.json', code: 'handler-missing', needle: "'get_user_location'", present: true });
     });
 
     test('Set Server Token stores a token in the secret storage, and the server of its origin receives it', async () => {

@@ -98,6 +98,15 @@ export const checks: Record<string, Check> = {
     });
   },
 
+  /** Waits until `file` (shown in an editor) has a diagnostic of `code` mentioning `needle` (`present`), or none (`!present`). */
+  async waitForDiagnostic(args) {
+    const uri = fileUri(args.file);
+    await show(uri);
+    const matches = (d: vscode.Diagnostic) => codeOf(d) === args.code && d.message.includes(args.needle as string);
+    await waitFor(`${String(args.code)} on '${String(args.needle)}' to be ${args.present ? 'reported' : 'gone'}`, () => (ours(uri).some(matches) === args.present ? true : undefined));
+    return ours(uri).map(describe);
+  },
+
   /** The text of a file as the editor holds it (unsaved edits included). */
   async documentText(args) {
     const document = await vscode.workspace.openTextDocument(fileUri(args.file));
