@@ -42,6 +42,7 @@ async function main(): Promise<void> {
   ];
   const serverBench = await loadServerBench();
   if (serverBench) sections.push({ name: 'server', run: serverBench });
+  sections.push({ name: 'project', run: () => import('./project').then((m) => m.benchProject(log)) });
 
   const parts: string[] = [];
   for (const section of sections) {

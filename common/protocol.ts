@@ -33,6 +33,11 @@ export interface StatusParams {
   rulesetVersion?: string;
   /** True when the graph in use is the last good one (from memory or the disk cache), not a fresh fetch. */
   stale?: boolean;
+  /**
+   * Set while no live graph is in use and node names are judged on the graph read (not run) from the
+   * agent module's source instead: the module's file name and how many nodes were read.
+   */
+  sourceGraph?: { file: string; nodeCount: number };
 }
 
 /**
@@ -123,6 +128,10 @@ export interface RawSettings {
   };
   /** Globs of the files the server checks, whatever their language id. Default `["**\/10xgraph.json"]`. */
   files?: string[];
+  project?: {
+    /** Globs (relative to the workspace folder) of files and folders the project index skips. Default `[]`. */
+    exclude?: string[];
+  };
 }
 
 /**

@@ -19,12 +19,21 @@ export interface ServerSettings {
 export interface Settings {
   server: ServerSettings;
   files: string[];
+  /** The project index (sources and configs of the workspace). */
+  project: ProjectSettings;
+}
+
+/** Settings of the project index. */
+export interface ProjectSettings {
+  /** Globs (relative to the workspace folder) of files and folders the index skips, besides node_modules and .gitignore. */
+  exclude: string[];
 }
 
 /** The defaults of docs/spec.md §5. */
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   server: Object.freeze({ url: 'http://localhost:8000', enabled: true, timeoutMs: 2000, refreshSeconds: 30 }),
   files: Object.freeze(['**/10xgraph.json']) as string[],
+  project: Object.freeze({ exclude: Object.freeze([]) as unknown as string[] }),
 });
 
 type Parser<T> = (value: unknown, fallback: T) => T;
@@ -113,6 +122,13 @@ export function sectionWithToken(section: unknown, url: string, token: string | 
   return copy;
 }
 
+// Unlike `files`, an empty list is a valid exclusion list.
+const parseExclude: Parser<string[]> = (value, fallback) => {
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list)) return fallback;
+  return list.filter((g): g is string => typeof g === 'string' && g.trim() !== '').map((g) => g.trim());
+};
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -146,6 +162,7 @@ export function parseSettings(raw: unknown, base: Settings = DEFAULT_SETTINGS): 
       token: parseToken(pick(section, 'server.token'), inherited),
     },
     files: parseGlobs(pick(section, 'files'), base.files),
+    project: { exclude: parseExclude(pick(section, 'project.exclude'), base.project.exclude) },
   };
 }
 

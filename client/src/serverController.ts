@@ -17,6 +17,9 @@ import { plainSection, readSettings, SECTION } from './settings';
 import type { TokenStore } from './tokens';
 import { selectorOf } from './languageMode';
 
+/** The JS/TS documents on disk the language server reads handlers from. */
+const SOURCE_SELECTOR = ['typescript', 'typescriptreact', 'javascript', 'javascriptreact'].map((language) => ({ scheme: 'file', language }));
+
 /** Owns the one `LanguageClient` of the window and recreates it when what it was started with changes. */
 export class ServerController implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -101,8 +104,10 @@ export class ServerController implements vscode.Disposable {
       debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6012'] } },
     };
     const clientOptions: LanguageClientOptions = {
-      // Every file the globs match, whatever its language id (a custom glob may match plain `json` files).
-      documentSelector: selectorOf(settings.files),
+      // Every file the globs match, whatever its language id (a custom glob may match plain `json` files),
+      // and the JS/TS sources, for the handler diagnostics, completion and rename of tool names in
+      // `registerToolHandler` calls (the server formats configs only, so no second formatter appears).
+      documentSelector: [...selectorOf(settings.files), ...SOURCE_SELECTOR],
       synchronize: { configurationSection: SECTION },
       initializationOptions: (): InitializationOptions => ({
         settings: sectionWithToken(plainSection(), settings.server.url, token) as RawSettings,

@@ -26,8 +26,21 @@ export const STARTING_VIEW: StatusView = {
   severity: 'none',
 };
 
+/** The sentence saying that node names are judged on the graph read from the agent module's source, if they are. */
+function fromSource(status: StatusParams): string {
+  const source = status.sourceGraph;
+  if (!source) return '';
+  return `\n\nMeanwhile node names are checked against the graph read from ${escapeMarkdown(source.file)} (${source.nodeCount} node${source.nodeCount === 1 ? '' : 's'}; its source is read, never run).`;
+}
+
 /** Turns a `10xgraph/status` payload into the status bar's text and tooltip at time `now`. */
 export function describeStatus(status: StatusParams, now: number): StatusView {
+  const view = describeGraphState(status, now);
+  // The graph read from the agent module judges node names meanwhile: the item says which file.
+  return status.sourceGraph && status.state !== 'connected' ? { ...view, text: `${view.text} · ${status.sourceGraph.file}` } : view;
+}
+
+function describeGraphState(status: StatusParams, now: number): StatusView {
   const url = status.url;
   const age = ageOf(status.fetchedAt, now);
   const mismatch = status.versionMismatch === true
@@ -52,7 +65,7 @@ export function describeStatus(status: StatusParams, now: number): StatusView {
     }
     case 'offline': {
       // The server's sentence already says why and what is checked meanwhile; add only what it may not.
-      const why = status.error !== undefined && status.error !== '' ? `${escapeMarkdown(status.error)}` : 'The server did not answer: node names are not checked.';
+      const why = (status.error !== undefined && status.error !== '' ? `${escapeMarkdown(status.error)}` : 'The server did not answer: node names are not checked.') + fromSource(status);
       return {
         text: '$(debug-disconnect) 10xgraph: offline',
         tooltip: `**10xgraph**: the live graph of ${escapeMarkdown(url)} is offline.\n\n${why}${mismatch}\n\nStart the server (\`10xgraph api\`) or change \`10xgraph.server.url\`, then click to retry.`,
@@ -63,14 +76,14 @@ export function describeStatus(status: StatusParams, now: number): StatusView {
     case 'disabled':
       return {
         text: '$(circle-slash) 10xgraph: graph off',
-        tooltip: '**10xgraph**: live graph checks are off (`10xgraph.server.enabled`). The file is checked without a graph: node names are not checked.\n\nClick to open the settings.',
+        tooltip: `**10xgraph**: live graph checks are off (\`10xgraph.server.enabled\`). The file is checked without a live graph: ${status.sourceGraph ? 'see below.' : 'node names are not checked.'}${fromSource(status)}\n\nClick to open the settings.`,
         action: 'settings',
         severity: 'none',
       };
     case 'untrusted':
       return {
         text: '$(shield) 10xgraph: untrusted',
-        tooltip: '**10xgraph**: this workspace is not trusted, so no server is contacted and no graph is fetched: node names are not checked. The rest of the rules still run.\n\n[Manage Workspace Trust](command:workbench.trust.manage) to check against the live graph. Click to open the settings.',
+        tooltip: `**10xgraph**: this workspace is not trusted, so no server is contacted and no graph is fetched${status.sourceGraph ? '' : ': node names are not checked'}. The rest of the rules still run.${fromSource(status)}\n\n[Manage Workspace Trust](command:workbench.trust.manage) to check against the live graph. Click to open the settings.`,
         action: 'settings',
         severity: 'none',
       };

@@ -15,6 +15,7 @@ import {
   DidChangeConfigurationNotification,
   type DocumentDiagnosticReport,
   DocumentDiagnosticReportKind,
+  type DocumentFormattingRegistrationOptions,
   type InitializeParams,
   type InitializeResult,
   LSPErrorCodes,
@@ -50,6 +51,14 @@ import {
   withEnvironmentToken,
 } from '../../common/settings';
 import { documentSymbols, flattenSymbols } from './symbols';
+// ---- the project (config, agent module and handlers) ----
+import { type ConfigFacts, configFactsOf, configFactsOfFlat } from './configFacts';
+import { type AgentSource, graphNotReadDiagnostic, readFromSourceNote } from './project';
+import { ProjectService, type ConfigView } from './projectService';
+import { foldingRanges, selectionRanges } from './structure';
+import { Kind, NONE } from '../../runtime/src/rules/index';
+import { fileURLToPath } from 'node:url';
+import { basename } from 'node:path';
 
 /** What the server takes from its surroundings; tests and benchmarks may replace parts. */
 export interface ServerEnvironment {
@@ -91,6 +100,14 @@ interface CheckedState extends StateBase {
   tree: () => JsonNode | undefined;
   /** The text with every safe fix applied (the fix-all action), computed on first use. */
   safeFixes: () => { text: string; applied: number };
+  /** The `agent` value the analysis saw (the hint for the next version's static graph). */
+  agentSpec: string | undefined;
+  /** The agent module read from its source, when the graph judged was read from it (no live graph). */
+  fromSource: AgentSource | undefined;
+  /** The agent module read from its source when no graph could be read from it exactly (no live graph either). */
+  unreadSource: AgentSource | undefined;
+  /** Agent, tool names and nodes with their ranges, computed on first use. */
+  config: () => ConfigFacts;
 }
 
 type DocumentState = TooLargeState | CheckedState;
@@ -138,6 +155,13 @@ class TenxGraphServer {
   private readonly validating = new Set<string>();
   private readonly again = new Set<string>();
   private syncChain: Promise<void> = Promise.resolve();
+  private readonly project: ProjectService;
+  private watchedFiles = false;
+  private readonly lastStatus = new Map<string, StatusParams>();
+  /** Per server URL, the open configs judged on a graph read from their agent module. */
+  private readonly sourceGraphs = new Map<string, Map<string, AgentSource>>();
+  /** The `agent` of a document whose value changed, for the next read of its state. */
+  private readonly agentHints = new Map<string, string | undefined>();
 
   constructor(
     private readonly connection: Connection,
@@ -150,6 +174,7 @@ class TenxGraphServer {
       candidatesChanged: () => this.refreshDiagnostics(),
       log: (m) => this.log(m),
     });
+    this.project = new ProjectService({ connection, documents: this.documents, log: (m) => this.log(m), changed: () => this.refreshDiagnostics() });
   }
 
   private log(message: string): void {
@@ -188,6 +213,28 @@ class TenxGraphServer {
     c.onDocumentSymbol(this.guard('documentSymbol', [], (params) => this.symbols(params.textDocument.uri)));
     c.onDocumentFormatting(this.guard('formatting', [], (params) => this.format(params.textDocument.uri, params.options)));
     c.onDocumentRangeFormatting(this.guard('rangeFormatting', [], (params) => this.format(params.textDocument.uri, params.options, params.range)));
+    // ---- the project ----
+    c.onDefinition(this.guard('definition', [], (params) => this.withConfig(params.textDocument.uri, (view) => this.project.definition(params.textDocument.uri, params.position, view))));
+    c.onReferences(this.guard('references', [], (params) => this.withConfig(params.textDocument.uri, (view) => this.project.references(params.textDocument.uri, params.position, view, params.context.includeDeclaration))));
+    c.onPrepareRename(this.guard('prepareRename', null, (params) => this.withConfig(params.textDocument.uri, (view) => this.project.prepareRename(params.textDocument.uri, params.position, view))));
+    c.onRenameRequest(this.guard('rename', null, (params) => this.withConfig(params.textDocument.uri, (view) => this.project.rename(params.textDocument.uri, params.position, view, params.newName))));
+    c.onCodeLens(this.guard('codeLens', [], async (params) => {
+      const view = await this.configView(params.textDocument.uri);
+      return view ? this.project.codeLenses(view) : [];
+    }));
+    c.onDocumentLinks(this.guard('documentLink', [], async (params) => {
+      const view = await this.configView(params.textDocument.uri);
+      return view ? this.project.documentLinks(view) : [];
+    }));
+    c.onFoldingRanges(this.guard('foldingRange', [], async (params) => {
+      const state = await this.checkedStateOf(params.textDocument.uri);
+      return state ? foldingRanges(state.tree(), state.lines) : [];
+    }));
+    c.onSelectionRanges(this.guard('selectionRange', [], async (params) => {
+      const state = await this.checkedStateOf(params.textDocument.uri);
+      return state ? selectionRanges(state.tree(), state.lines, params.positions) : [];
+    }));
+    c.onDidChangeWatchedFiles(this.guard('didChangeWatchedFiles', undefined, (params) => this.project.filesChanged(params.changes)));
     c.languages.diagnostics.on(this.guard('diagnostic', { kind: DocumentDiagnosticReportKind.Full, items: [] } as DocumentDiagnosticReport, (params) => this.pullDiagnostics(params.textDocument.uri, params.previousResultId)));
     this.documents.onDidChangeContent(this.guard('didChange', undefined, (event) => this.contentChanged(event.document.uri)));
     this.documents.onDidOpen(this.guard('didOpen', undefined, () => this.syncGraphs()));
@@ -207,6 +254,7 @@ class TenxGraphServer {
     this.hierarchicalSymbols = caps.textDocument?.documentSymbol?.hierarchicalDocumentSymbolSupport === true;
     this.snippets = caps.textDocument?.completion?.completionItem?.snippetSupport === true;
     this.documentChanges = caps.workspace?.workspaceEdit?.documentChanges === true;
+    this.watchedFiles = caps.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     this.folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
     const options: unknown = params.initializationOptions;
     this.initial = withEnvironmentToken(parseSettings(sectionFromInitializationOptions(options)), process.env.TENXGRAPH_TOKEN);
@@ -219,19 +267,29 @@ class TenxGraphServer {
       rulesetVersion: RULESET_VERSION,
       now: this.now,
       log: (m) => this.log(m),
-      sendStatus: (status) => void this.connection.sendNotification(StatusNotification.type, status).catch((e: unknown) => this.logError('status', e)),
+      sendStatus: (status) => this.sendStatus(status),
       graphChanged: () => this.refreshDiagnostics(),
     });
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
-        ...(this.pull ? { diagnosticProvider: { identifier: '10xgraph', interFileDependencies: false, workspaceDiagnostics: false } } : {}),
+        // Inter-file: a config's diagnostics depend on the handlers of the sources, and back.
+        ...(this.pull ? { diagnosticProvider: { identifier: '10xgraph', interFileDependencies: true, workspaceDiagnostics: false } } : {}),
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
-        completionProvider: { triggerCharacters: ['"', ':'], resolveProvider: false },
+        completionProvider: { triggerCharacters: ['"', ':', "'", '`'], resolveProvider: false },
         hoverProvider: true,
         documentSymbolProvider: { label: '10xgraph' },
-        documentFormattingProvider: true,
-        documentRangeFormattingProvider: true,
+        // Sources (.ts, .js) may be synced too (the handler diagnostics): formatting stays with the configs,
+        // so that the editor never sees a second formatter of TypeScript.
+        documentFormattingProvider: this.configSelector(),
+        documentRangeFormattingProvider: this.configSelector(),
+        definitionProvider: true,
+        referencesProvider: true,
+        renameProvider: { prepareProvider: true },
+        codeLensProvider: { resolveProvider: false },
+        documentLinkProvider: { resolveProvider: false },
+        foldingRangeProvider: true,
+        selectionRangeProvider: true,
         executeCommandProvider: { commands: [RefreshGraphCommand.command] },
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
@@ -252,7 +310,9 @@ class TenxGraphServer {
         }),
       );
     }
+    if (this.watchedFiles) await this.project.registerWatchers(this.fallback.files).catch((e: unknown) => this.logError('registering file watchers', e));
     await this.syncGraphs();
+    await this.indexProject();
   }
 
   // ---- settings ------------------------------------------------------------------------
@@ -306,6 +366,7 @@ class TenxGraphServer {
     this.settingsCache.clear();
     this.epoch++;
     void this.syncGraphs().then(() => this.refreshDiagnostics());
+    void this.indexProject();
   }
 
   private isServed(uri: string, settings: Settings): boolean {
@@ -385,7 +446,7 @@ class TenxGraphServer {
    * The state of an open document, or undefined when it is not open or not served. The rule
    * set runs at most once per document version, graph, agent modules and settings.
    */
-  private async stateOf(uri: string): Promise<DocumentState | undefined> {
+  private async stateOf(uri: string, attempt = 0): Promise<DocumentState | undefined> {
     if (!this.documents.get(uri)) return undefined;
     const epoch = this.epoch;
     const settings = await this.settingsFor(uri);
@@ -394,26 +455,42 @@ class TenxGraphServer {
     if (!opened) return undefined;
     let live: LiveGraphClient | undefined;
     let agents = NO_AGENTS;
+    let fromSource: AgentSource | undefined;
+    const agentHint = this.agentHints.has(uri) ? this.agentHints.get(uri) : (this.states.get(uri)?.agentSpec ?? quickAgentSpec(opened.getText()));
     // A file too large to check needs neither the graph nor the agent modules: it is answered without waiting for them.
-    if (opened.getText().length <= MAX_DOCUMENT_LENGTH) [live, agents] = await Promise.all([this.liveClientFor(settings), this.agentsOf(uri)]);
+    if (opened.getText().length <= MAX_DOCUMENT_LENGTH) {
+      [live, agents, fromSource] = await Promise.all([this.liveClientFor(settings), this.agentsOf(uri), this.project.agentSource(uri, agentHint)]);
+    }
     // The text and its version are read together, after every wait: they always belong together.
     const doc = this.documents.get(uri);
     if (!doc) return undefined;
     const version = doc.version;
     const text = doc.getText();
     if (text.length > MAX_DOCUMENT_LENGTH) return { uri, version, text, settings, lines: positionsOf(doc, text), analysis: undefined, resultId: `${epoch}|${version}|large` };
-    const graph = live?.graph();
-    const resultId = `${epoch}|${version}|${settings.server.url}|${live ? live.generation : '-'}|${agents.candidates.join(',')}`;
+    let graph = live?.graph();
+    // Without a live graph, node names are judged on the graph read from the agent module's source (when exact).
+    const unreadSource = !graph && fromSource && !fromSource.graph ? fromSource : undefined;
+    if (graph) fromSource = undefined;
+    else graph = fromSource?.graph;
+    if (!graph) fromSource = undefined;
+    const resultId = `${epoch}|${version}|${settings.server.url}|${live ? live.generation : '-'}|${agents.candidates.join(',')}|${sourceGraphId(fromSource)}|${sourceGraphId(unreadSource)}`;
     const cached = this.states.get(uri);
-    if (cached && cached.resultId === resultId && cached.text === text && cached.agents === agents) return cached;
+    if (cached && cached.resultId === resultId && cached.text === text && cached.agents === agents && cached.fromSource === fromSource && cached.unreadSource === unreadSource) return cached;
     const options = this.auditOptions(graph, agents.candidates);
     const analysis = analyzeConfig(text, options);
+    const agentSpec = agentSpecOf(analysis) ?? agentHint;
+    // The graph read from the source was the one of another `agent` (the value just changed): read the right one.
+    if (agentSpec !== agentHint && attempt < 2) {
+      this.agentHints.set(uri, agentSpec);
+      return this.stateOf(uri, attempt + 1);
+    }
+    const lines = positionsOf(doc, text);
     const state: CheckedState = {
       uri,
       version,
       text,
       settings,
-      lines: positionsOf(doc, text),
+      lines,
       graph,
       live,
       agents,
@@ -421,8 +498,18 @@ class TenxGraphServer {
       tree: once(() => featureTree(text, analysis.tree)),
       safeFixes: once(() => applySafeFixes(text, options)),
       resultId,
+      agentSpec,
+      fromSource,
+      unreadSource,
+      config: once(() => (analysis.flatTree ? configFactsOfFlat(analysis.flatTree, lines) : configFactsOf(state.tree(), text, lines))),
     };
     this.states.set(uri, state);
+    this.agentHints.delete(uri);
+    this.noteSourceGraph(settings.server.url, uri, fromSource);
+    // The config's declarations join the project after this version's diagnostics are out.
+    setImmediate(() => {
+      if (this.states.get(uri) === state) this.project.configChanged({ uri, text, lines, facts: state.config() });
+    });
     return state;
   }
 
@@ -438,10 +525,24 @@ class TenxGraphServer {
 
   private diagnosticsOf(state: DocumentState): Diagnostic[] {
     if (!state.analysis) return [tooLargeDiagnostic(state.text.length)];
-    return state.analysis.problems.map((p) => toDiagnostic(p, state.lines, state.uri, state.version));
+    const diagnostics = state.analysis.problems.map((p) => {
+      const diagnostic = toDiagnostic(p, state.lines, state.uri, state.version);
+      // The user must know which graph judged: the one read from the agent module's source.
+      if (state.fromSource && (p.code === 'node-not-found' || p.code === 'node-not-tool-node')) diagnostic.message += readFromSourceNote(state.fromSource.file);
+      return diagnostic;
+    });
+    // A text that is not JSON gets its syntax errors first, as from the rule set: the project is judged once it parses.
+    if (state.analysis.flatTree) diagnostics.push(...graphNotReadDiagnostic(state.config(), state.unreadSource), ...this.project.configDiagnostics(state.uri, state.config()));
+    return diagnostics;
+  }
+
+  /** What a pulled report of `state` depends on: the state and the project's names. */
+  private reportIdOf(state: DocumentState): string {
+    return `${state.resultId}|p${this.project.generation}`;
   }
 
   private contentChanged(uri: string): void {
+    if (this.project.isSource(uri)) this.project.sourceChanged(uri);
     if (!this.pull) this.schedulePush(uri);
   }
 
@@ -459,6 +560,14 @@ class TenxGraphServer {
           const doc = this.documents.get(uri);
           if (!doc) break;
           const version = doc.version;
+          if (this.project.isSource(uri)) {
+            const report = this.project.sourceDiagnostics(uri);
+            if (report && (report.items.length > 0 || this.published.has(uri))) {
+              this.published.add(uri);
+              await this.connection.sendDiagnostics({ uri, version: report.version, diagnostics: report.items });
+            }
+            continue;
+          }
           const state = await this.stateOf(uri);
           const current = this.documents.get(uri);
           // A result for an outdated version is dropped; the newer version has its own run.
@@ -481,16 +590,23 @@ class TenxGraphServer {
   private async pullDiagnostics(uri: string, previousResultId: string | undefined): Promise<DocumentDiagnosticReport> {
     const doc = this.documents.get(uri);
     if (!doc) return { kind: DocumentDiagnosticReportKind.Full, items: [] };
+    if (this.project.isSource(uri)) {
+      const report = this.project.sourceDiagnostics(uri);
+      if (!report) return { kind: DocumentDiagnosticReportKind.Full, items: [] };
+      if (previousResultId !== undefined && previousResultId === report.resultId) return { kind: DocumentDiagnosticReportKind.Unchanged, resultId: report.resultId };
+      return { kind: DocumentDiagnosticReportKind.Full, resultId: report.resultId, items: report.items };
+    }
     const version = doc.version;
     const state = await this.stateOf(uri);
     if (this.documents.get(uri)?.version !== version) {
       throw new ResponseError(LSPErrorCodes.ServerCancelled, 'The document changed while it was checked.', { retriggerRequest: true });
     }
     if (!state) return { kind: DocumentDiagnosticReportKind.Full, items: [] };
-    if (previousResultId !== undefined && previousResultId === state.resultId) {
-      return { kind: DocumentDiagnosticReportKind.Unchanged, resultId: state.resultId };
+    const resultId = this.reportIdOf(state);
+    if (previousResultId !== undefined && previousResultId === resultId) {
+      return { kind: DocumentDiagnosticReportKind.Unchanged, resultId };
     }
-    return { kind: DocumentDiagnosticReportKind.Full, resultId: state.resultId, items: this.diagnosticsOf(state) };
+    return { kind: DocumentDiagnosticReportKind.Full, resultId, items: this.diagnosticsOf(state) };
   }
 
   /** Asks the client to pull again, or pushes every open document again. */
@@ -503,6 +619,9 @@ class TenxGraphServer {
   }
 
   private closed(uri: string): void {
+    this.project.closed(uri);
+    this.agentHints.delete(uri);
+    for (const [url, sources] of this.sourceGraphs) if (sources.has(uri)) this.noteSourceGraph(url, uri, undefined);
     this.states.delete(uri);
     this.settingsCache.delete(uri);
     this.again.delete(uri);
@@ -524,6 +643,11 @@ class TenxGraphServer {
   }
 
   private async codeActions(params: CodeActionParams): Promise<CodeAction[]> {
+    const source = this.project.sourceState(params.textDocument.uri);
+    if (source) {
+      const target = { uri: params.textDocument.uri, version: source.version, lines: source.lines, documentChanges: this.documentChanges };
+      return kindRequested(params.context.only, CodeActionKind.QuickFix) ? quickFixActions(target, params.context.diagnostics) : [];
+    }
     const state = await this.checkedStateOf(params.textDocument.uri);
     if (!state) return [];
     const only = params.context.only;
@@ -540,6 +664,7 @@ class TenxGraphServer {
   }
 
   private async completion(uri: string, position: { line: number; character: number }): Promise<CompletionItem[]> {
+    if (this.project.isSource(uri)) return this.project.completion(uri, position);
     const state = await this.checkedStateOf(uri);
     if (!state) return [];
     return completeAt({
@@ -607,4 +732,78 @@ class TenxGraphServer {
     if (!state) return [];
     return formatText(state.text, state.lines, options, range);
   }
+
+  // ---- the project (config, agent module and handlers) ------------------------------------
+
+  /** Sends a live graph's status, saying when node names are judged on the graph read from the agent module instead. */
+  private sendStatus(status: StatusParams): void {
+    this.lastStatus.set(status.url, status);
+    const sources = this.sourceGraphs.get(status.url);
+    const source = sources && sources.size > 0 ? [...sources.values()][0] : undefined;
+    const sent: StatusParams = source?.graph ? { ...status, sourceGraph: { file: basename(source.file), nodeCount: source.graph.nodes.length } } : status;
+    void this.connection.sendNotification(StatusNotification.type, sent).catch((e: unknown) => this.logError('status', e));
+  }
+
+  /** Notes which graph judged `uri` (for the status of its server URL), and tells the client when that changed. */
+  private noteSourceGraph(url: string, uri: string, source: AgentSource | undefined): void {
+    let sources = this.sourceGraphs.get(url);
+    if (!sources) this.sourceGraphs.set(url, (sources = new Map()));
+    const before = sources.get(uri);
+    if (source) sources.set(uri, source);
+    else sources.delete(uri);
+    if (before?.file === source?.file && before?.graph?.nodes.length === source?.graph?.nodes.length) return;
+    const status = this.lastStatus.get(url);
+    if (status) this.sendStatus(status);
+  }
+
+  /** Formatting is for configs only: the globs of `10xgraph.files`, as the extension selects them. */
+  private configSelector(): DocumentFormattingRegistrationOptions {
+    return { documentSelector: this.fallback.files.map((pattern) => ({ scheme: 'file', pattern })) };
+  }
+
+  /** What the project features need of an open config, or undefined when `uri` is not one. */
+  private async configView(uri: string): Promise<ConfigView | undefined> {
+    const state = await this.checkedStateOf(uri);
+    return state ? { uri, text: state.text, lines: state.lines, facts: state.config() } : undefined;
+  }
+
+  /** Runs a project request with the config view of `uri` (undefined for a source). */
+  private async withConfig<R>(uri: string, run: (view: ConfigView | undefined) => R | Promise<R>): Promise<R> {
+    return run(this.project.isSource(uri) ? undefined : await this.configView(uri));
+  }
+
+  /** Indexes the workspace folders with their settings (again when they changed). */
+  private async indexProject(): Promise<void> {
+    const roots = [];
+    for (const folder of this.folders) {
+      if (!folder.startsWith('file:')) continue;
+      const settings = await this.settingsFor(folder);
+      roots.push({ path: fileURLToPath(folder), files: settings.files, exclude: settings.project.exclude });
+    }
+    this.project.setRoots(roots);
+  }
+}
+
+const sourceGraphIds = new WeakMap<AgentSource, number>();
+let nextSourceGraphId = 1;
+
+/** An id per graph read from a source (the same object while the module is unchanged). */
+function sourceGraphId(source: AgentSource | undefined): string {
+  if (!source) return '-';
+  let id = sourceGraphIds.get(source);
+  if (id === undefined) sourceGraphIds.set(source, (id = nextSourceGraphId++));
+  return `s${id}`;
+}
+
+/** The `agent` value of a strict-JSON analysis, read from the rule set's tree. */
+function agentSpecOf(analysis: Analysis): string | undefined {
+  const tree = analysis.flatTree;
+  if (!tree || tree.kind[tree.root] !== Kind.Object) return undefined;
+  const value = tree.get(tree.root, 'agent');
+  return value !== NONE && tree.kind[value] === Kind.String ? tree.string(value) : undefined;
+}
+
+/** A first guess of `agent` before the analysis (corrected after it when wrong). */
+function quickAgentSpec(text: string): string | undefined {
+  return /"agent"\s*:\s*"([^"\\]*)"/.exec(text)?.[1];
 }

@@ -9,7 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CodeServer, DETERMINISTIC_SETTINGS } from './support/codeServer';
@@ -186,6 +186,55 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
     test('in the extension host: the missing-field quick fix and ToolNode completion', async () => {
       await harness.run('quickFix', { file: 'inhost/10xgraph.json' });
       await harness.run('completion', { file: 'inhost/10xgraph.json', toolNodes });
+    });
+
+    test('go to definition from a tool\'s "node" lands on the addNode of graph.ts', async () => {
+      await harness.run('open', { file: 'project/10xgraph.json' });
+      // The project is indexed once the handler in client.ts is among the references.
+      await harness.run('references', { file: 'project/10xgraph.json', needle: '"copy_selection"', count: 2 });
+      const text = readFileSync(join(scratch!, 'trusted', 'project', '10xgraph.json'), 'utf8');
+      const node = positionOf(text, `"${toolNodes[0]}"`, 2);
+      await workbench.focusEditor();
+      await workbench.goTo(node.line, node.column);
+      await workbench.runCommand('Go to Definition');
+      await workbench.page.locator('.tabs-container .tab.active', { hasText: 'graph.ts' }).waitFor({ timeout: 20_000 });
+      const active = await poll('the cursor in graph.ts', async () => {
+        const at = await harness.run<{ file: string; line: number; text: string } | null>('activeEditor');
+        return at?.file === 'project/graph.ts' ? at : undefined;
+      }, 20_000);
+      assert.match(active.text, new RegExp(`\\.addNode\\('${toolNodes[0]}'`));
+      await workbench.screenshot('10-go-to-definition');
+    });
+
+    test('renaming a tool in the config renames its handler in client.ts', async () => {
+      await harness.run('open', { file: 'project/10xgraph.json' });
+      const text = readFileSync(join(scratch!, 'trusted', 'project', '10xgraph.json'), 'utf8');
+      const name = positionOf(text, '"copy_selection"', 3);
+      await workbench.focusEditor();
+      await workbench.goTo(name.line, name.column);
+      await workbench.runCommand('Rename Symbol');
+      const input = workbench.page.locator('.rename-box input, .rename-box .rename-input').first();
+      await input.waitFor({ state: 'visible', timeout: 20_000 });
+      await input.fill('copy_text');
+      await workbench.screenshot('11-rename-input');
+      await workbench.page.keyboard.press('Enter');
+      const client = await poll('client.ts to register copy_text', async () => {
+        const result = await harness.run<{ text: string; dirty: boolean }>('documentText', { file: 'project/client.ts' });
+        return result.text.includes("registerToolHandler('copy_text'") ? result : undefined;
+      }, 20_000);
+      assert.ok(!client.text.includes('copy_selection'), 'no copy_selection is left in client.ts');
+      const config = await harness.run<{ text: string }>('documentText', { file: 'project/10xgraph.json' });
+      assert.match(config.text, /"name": "copy_text"/);
+      await workbench.screenshot('11-renamed');
+    });
+
+    test('a handler file created on disk is picked up through the file watchers the server registered', async () => {
+      await harness.run('waitForDiagnostic', { file: '10xgraph.json', code: 'handler-missing', needle: "'get_user_location'", present: true });
+      const created = join(scratch!, 'trusted', 'project', 'location.ts');
+      writeFileSync(created, "import { client } from './client';\nclient.registerToolHandler('get_user_location', () => ({ latitude: 0, longitude: 0 }));\n");
+      await harness.run('waitForDiagnostic', { file: '10xgraph.json', code: 'handler-missing', needle: "'get_user_location'", present: false });
+      unlinkSync(created);
+      await harness.run('waitForDiagnostic', { file: '10xgraph.json', code: 'handler-missing', needle: "'get_user_location'", present: true });
     });
 
     test('Set Server Token stores a token in the secret storage, and the server of its origin receives it', async () => {

@@ -132,7 +132,7 @@ describe('pull mode', () => {
   after(() => client.stop());
 
   test('the server declares a pull provider and pushes nothing', async () => {
-    assert.deepEqual(client.initializeResult.capabilities.diagnosticProvider, { identifier: '10xgraph', interFileDependencies: false, workspaceDiagnostics: false });
+    assert.deepEqual(client.initializeResult.capabilities.diagnosticProvider, { identifier: '10xgraph', interFileDependencies: true, workspaceDiagnostics: false });
     const uri = fileUri(join(dir, '10xgraph.json'));
     await client.open(uri, BROKEN);
     const report = (await client.pull(uri)) as FullDocumentDiagnosticReport;

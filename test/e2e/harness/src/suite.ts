@@ -76,8 +76,49 @@ async function diagnosticsWith(uri: vscode.Uri, codes: string[]): Promise<vscode
   });
 }
 
+/** Codes of the project's diagnostics (not rules of the rule set). */
+const PROJECT_CODES = new Set(['handler-missing', 'handler-undeclared', 'graph-not-read']);
+
 /** The checks, by name. */
 export const checks: Record<string, Check> = {
+  /** Opens a file in an editor. */
+  async open(args) {
+    const editor = await show(fileUri(args.file));
+    return { file: args.file, languageId: editor.document.languageId };
+  },
+
+  /** Waits until find-references of `needle` (in `file`) lists `count` places, once the project is indexed; returns their files. */
+  async references(args) {
+    const uri = fileUri(args.file);
+    const document = await vscode.workspace.openTextDocument(uri);
+    const position = document.positionAt(document.getText().indexOf(args.needle as string) + 1);
+    return waitFor(`${String(args.count)} references of ${String(args.needle)}`, async () => {
+      const locations = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri, position);
+      return locations.length === args.count ? locations.map((l) => vscode.workspace.asRelativePath(l.uri)).sort() : undefined;
+    });
+  },
+
+  /** Waits until `file` (shown in an editor) has a diagnostic of `code` mentioning `needle` (`present`), or none (`!present`). */
+  async waitForDiagnostic(args) {
+    const uri = fileUri(args.file);
+    await show(uri);
+    const matches = (d: vscode.Diagnostic) => codeOf(d) === args.code && d.message.includes(args.needle as string);
+    await waitFor(`${String(args.code)} on '${String(args.needle)}' to be ${args.present ? 'reported' : 'gone'}`, () => (ours(uri).some(matches) === args.present ? true : undefined));
+    return ours(uri).map(describe);
+  },
+
+  /** The text of a file as the editor holds it (unsaved edits included). */
+  async documentText(args) {
+    const document = await vscode.workspace.openTextDocument(fileUri(args.file));
+    return { text: document.getText(), dirty: document.isDirty };
+  },
+
+  /** The file and line of the active editor's cursor. */
+  async activeEditor() {
+    const editor = vscode.window.activeTextEditor;
+    return editor ? { file: vscode.workspace.asRelativePath(editor.document.uri), line: editor.selection.active.line, text: editor.document.lineAt(editor.selection.active.line).text } : null;
+  },
+
   /** A matching file opens in the `10xgraph-json` mode (also files of a custom glob that open as `json`). */
   async languageMode(args) {
     const uri = fileUri(args.file);
@@ -101,7 +142,9 @@ export const checks: Record<string, Check> = {
     const found = await diagnosticsWith(uri, codes);
     for (const diagnostic of found) {
       const target = typeof diagnostic.code === 'object' ? diagnostic.code.target : undefined;
-      assert.ok(target !== undefined && /rules\.md#/.test(target.toString()), `diagnostic ${codeOf(diagnostic)} links to its rule (got ${String(target)})`);
+      // The project's diagnostics (handlers, the graph read from the source) are explained in the README.
+      const docs = PROJECT_CODES.has(codeOf(diagnostic)) ? /README\.md#the-project/ : /rules\.md#/;
+      assert.ok(target !== undefined && docs.test(target.toString()), `diagnostic ${codeOf(diagnostic)} links to its documentation (got ${String(target)})`);
     }
     if (Array.isArray(args.exactly)) assert.deepEqual(found.map(codeOf).sort(), [...(args.exactly as string[])].sort());
     const others = vscode.languages.getDiagnostics(uri).filter((diagnostic) => diagnostic.source !== '10xgraph');

@@ -1,0 +1,366 @@
+/**
+ * The project features of the language server: the index of the workspace's sources and
+ * configs, the graph read from the agent module's source, and definition, references, rename,
+ * code lenses, links, source completion and the handler diagnostics built on them. The server
+ * hands it what a config's state knows; it never delays a config's own diagnostics (the index
+ * is built in the background and only read here).
+ */
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  type CodeLens,
+  type CompletionItem,
+  CompletionItemKind,
+  type Connection,
+  type Diagnostic,
+  DidChangeWatchedFilesNotification,
+  type DocumentLink,
+  type FileEvent,
+  FileChangeType,
+  type Location,
+  type Position,
+  type Range,
+  ResponseError,
+  ErrorCodes,
+  type TextDocuments,
+  type TextEdit,
+  WatchKind,
+  type WorkspaceEdit,
+} from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { analyzeConfig } from '../../runtime/src/rules/index';
+import type { ConfigFacts } from './configFacts';
+import { positionsOf, type Positions } from './positions';
+import {
+  type AgentSource,
+  agentSourceOf,
+  configTargetAt,
+  handlerNamePrefix,
+  missingHandlerDiagnostics,
+  nodeSitesNamed,
+  ProjectSnapshot,
+  renameRanges,
+  renameRefusal,
+  resolveAgentFile,
+  sourceTargetAt,
+  type Target,
+  toolLensTitle,
+  toolLocations,
+  undeclaredHandlerDiagnostics,
+} from './project';
+import { type IndexLimits, ProjectIndex, type IndexRoot } from './projectIndex';
+import { isSourcePath, readSourceFacts, SOURCE_EXTENSIONS, type SourceFacts } from './sourceFacts';
+
+/** What the service needs of the server around it. */
+export interface ProjectHost {
+  connection: Connection;
+  documents: TextDocuments<TextDocument>;
+  log: (message: string) => void;
+  /** The project changed: diagnostics of open documents may change. */
+  changed: () => void;
+  limits?: IndexLimits;
+}
+
+/** What a config's state tells the project features. */
+export interface ConfigView {
+  uri: string;
+  text: string;
+  lines: Positions;
+  facts: ConfigFacts;
+}
+
+/** An open source document at one version. */
+interface SourceState {
+  version: number;
+  facts: SourceFacts;
+  lines: Positions;
+}
+
+function pathOf(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) return undefined;
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A tool name a model API accepts, asked of the rule set (`invalid-tool-name`) on a one-tool config. */
+function toolNameProblem(name: string): string | undefined {
+  const probe = JSON.stringify({ agent: 'graph:app', remote_tools: [{ node: 'TOOL', name, description: 'A tool.', parameters: { type: 'object' } }] });
+  return analyzeConfig(probe).problems.find((p) => p.code === 'invalid-tool-name' || p.code === 'blank-field')?.message;
+}
+
+/** The project features of one server. */
+export class ProjectService {
+  readonly index: ProjectIndex;
+  private snapshotCache: ProjectSnapshot | undefined;
+  private exactCache: { revision: number; snapshot: ProjectSnapshot } | undefined;
+  private readonly sources = new Map<string, SourceState>();
+  private readonly agents = new Map<string, { generation: number; value: Promise<AgentSource | undefined>; settled?: AgentSource | null }>();
+  private rootsKey = '';
+  private readonly parsing = new Set<string>();
+
+  constructor(private readonly host: ProjectHost) {
+    this.index = new ProjectIndex({ limits: host.limits, log: host.log, changed: () => host.changed() });
+  }
+
+  /** Asks the client to report file events of sources, configs and `.gitignore` files (when it can register watchers). */
+  async registerWatchers(configGlobs: string[]): Promise<void> {
+    const extensions = SOURCE_EXTENSIONS.map((e) => e.slice(1)).join(',');
+    const kind = WatchKind.Create | WatchKind.Change | WatchKind.Delete;
+    await this.host.connection.client.register(DidChangeWatchedFilesNotification.type, {
+      watchers: [{ globPattern: `**/*.{${extensions}}`, kind }, { globPattern: '**/.gitignore', kind }, ...configGlobs.map((globPattern) => ({ globPattern, kind }))],
+    });
+  }
+
+  /** Indexes the workspace folders (again, when they or their settings changed). */
+  setRoots(roots: IndexRoot[]): void {
+    const key = JSON.stringify(roots);
+    if (key === this.rootsKey) return;
+    this.rootsKey = key;
+    void this.index.setRoots(roots);
+  }
+
+  /** Applies `workspace/didChangeWatchedFiles`. */
+  async filesChanged(changes: FileEvent[]): Promise<void> {
+    for (const change of changes) {
+      const path = pathOf(change.uri);
+      if (path) await this.index.fileEvent(path, change.type === FileChangeType.Deleted);
+    }
+  }
+
+  /**
+   * The index joined by name. Diagnostics need names only: that snapshot is rebuilt when names
+   * change; navigation and rename need exact positions (`exact`): rebuilt on any change.
+   */
+  snapshot(exact = false): ProjectSnapshot {
+    const generation = this.index.generation * 2 + (this.index.complete ? 1 : 0);
+    if (exact) {
+      if (this.exactCache?.revision !== this.index.revision || this.exactCache.snapshot.generation !== generation) {
+        this.exactCache = { revision: this.index.revision, snapshot: new ProjectSnapshot(generation, this.index) };
+      }
+      return this.exactCache.snapshot;
+    }
+    if (this.snapshotCache?.generation !== generation) this.snapshotCache = new ProjectSnapshot(generation, this.index);
+    return this.snapshotCache;
+  }
+
+  /** A key that changes whenever the project's diagnostics may change. */
+  get generation(): number {
+    return this.snapshot().generation;
+  }
+
+  // ---- sources -----------------------------------------------------------------------------
+
+  /** Whether `uri` is a source the project reads (and not a config). */
+  isSource(uri: string): boolean {
+    const path = pathOf(uri);
+    return path !== undefined && isSourcePath(path);
+  }
+
+  /** The facts of an open source document at its current version (parsed once per version). */
+  sourceState(uri: string): SourceState | undefined {
+    const doc = this.host.documents.get(uri);
+    const path = pathOf(uri);
+    if (!doc || !path || !isSourcePath(path)) return undefined;
+    const cached = this.sources.get(uri);
+    if (cached?.version === doc.version) return cached;
+    const text = doc.getText();
+    const state: SourceState = { version: doc.version, facts: readSourceFacts(path, text), lines: positionsOf(doc, text) };
+    this.sources.set(uri, state);
+    this.index.setOpen(path, { source: state.facts });
+    return state;
+  }
+
+  /** A source document changed: its facts join the project at once (the parse runs after this turn). */
+  sourceChanged(uri: string): void {
+    // Edits arriving before the parse are read by that one parse.
+    if (this.parsing.has(uri)) return;
+    this.parsing.add(uri);
+    setImmediate(() => {
+      this.parsing.delete(uri);
+      try {
+        this.sourceState(uri);
+      } catch (error) {
+        this.host.log(`10xgraph: reading ${uri} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
+  }
+
+  /** A config document changed: its declarations join the project. */
+  configChanged(view: ConfigView): void {
+    const path = pathOf(view.uri);
+    if (path) this.index.setOpen(path, { config: view.facts });
+  }
+
+  /** A document closed: the disk is the truth again. */
+  closed(uri: string): void {
+    this.sources.delete(uri);
+    const path = pathOf(uri);
+    if (path) this.index.closeOpen(path);
+  }
+
+  /** The diagnostics of an open source document and the id they depend on. */
+  sourceDiagnostics(uri: string): { version: number; resultId: string; items: Diagnostic[] } | undefined {
+    const state = this.sourceState(uri);
+    if (!state) return undefined;
+    const snapshot = this.snapshot();
+    return {
+      version: state.version,
+      resultId: `src|${state.version}|${snapshot.generation}`,
+      items: undeclaredHandlerDiagnostics(state.facts, snapshot, state.lines, state.version),
+    };
+  }
+
+  /** The project diagnostics of a config (remote tools without a handler). */
+  configDiagnostics(uri: string, facts: ConfigFacts): Diagnostic[] {
+    const path = pathOf(uri);
+    return missingHandlerDiagnostics(facts, this.snapshot(), path !== undefined && this.index.covers(path));
+  }
+
+  // ---- the agent module ----------------------------------------------------------------------
+
+  /**
+   * The agent module `spec` names for the config at `configUri`, read from its source: answered
+   * from memory once read (undefined when it does not exist), read again when the index changed.
+   */
+  agentSource(configUri: string, spec: string | undefined): AgentSource | undefined | Promise<AgentSource | undefined> {
+    const configPath = pathOf(configUri);
+    if (!configPath || !spec) return undefined;
+    const key = `${configPath}\n${spec}`;
+    const generation = this.index.generation;
+    const entry = this.agents.get(key);
+    if (entry && entry.generation === generation) return entry.settled === undefined ? entry.value : (entry.settled ?? undefined);
+    const value = (async () => {
+      const file = await resolveAgentFile(configPath, spec);
+      if (!file) return undefined;
+      const facts = await this.index.sourceFactsOf(file);
+      if (!facts) return undefined;
+      const next = agentSourceOf(file, facts);
+      // The same object while nothing changed, so states that compare by identity stay cached.
+      const previous = entry?.settled;
+      return previous && JSON.stringify(previous) === JSON.stringify(next) ? previous : next;
+    })().catch(() => undefined);
+    const fresh: { generation: number; value: Promise<AgentSource | undefined>; settled?: AgentSource | null } = { generation, value };
+    this.agents.set(key, fresh);
+    void value.then((v) => (fresh.settled = v ?? null));
+    // While the module is read again, the last answer holds (the keystroke does not wait for the disk).
+    return entry?.settled !== undefined ? (entry.settled ?? undefined) : value;
+  }
+
+  // ---- requests ------------------------------------------------------------------------------
+
+  private targetAt(uri: string, position: Position, config: ConfigView | undefined): Target | undefined {
+    if (config) return configTargetAt(config.facts, position);
+    const state = this.sourceState(uri);
+    return state ? sourceTargetAt(state.facts, position) : undefined;
+  }
+
+  /** Go to definition: a node to where the agent module adds it, a tool name to its handlers (from a config) or declarations (from a source), `agent` to the module. */
+  async definition(uri: string, position: Position, config: ConfigView | undefined): Promise<Location[]> {
+    const target = this.targetAt(uri, position, config);
+    if (!target) return [];
+    const snapshot = this.snapshot(true);
+    if (target.kind === 'tool') {
+      if (config) return (snapshot.handlers.get(target.name) ?? []).map((h) => ({ uri: h.uri, range: h.site.range }));
+      return (snapshot.declared.get(target.name) ?? []).map((d) => ({ uri: d.uri, range: d.name.range }));
+    }
+    const source = await this.agentSource(uri, config?.facts.agent?.value);
+    if (!source) return [];
+    const moduleUri = pathToFileURL(source.file).href;
+    // The module's current facts (it may be open and edited since the graph was read).
+    const facts = (await this.index.sourceFactsOf(source.file)) ?? source.facts;
+    if (target.kind === 'agent') return [{ uri: moduleUri, range: facts.nodes[0]?.range ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }];
+    return nodeSitesNamed({ ...source, facts }, target.name).map((n) => ({ uri: moduleUri, range: n.range }));
+  }
+
+  /** Every declaration and handler of the tool name at `position`. */
+  references(uri: string, position: Position, config: ConfigView | undefined, includeDeclaration: boolean): Location[] {
+    const target = this.targetAt(uri, position, config);
+    if (target?.kind !== 'tool') return [];
+    const snapshot = this.snapshot(true);
+    const all = toolLocations(snapshot, target.name);
+    return includeDeclaration ? all : all.filter((l) => !(snapshot.declared.get(target.name) ?? []).some((d) => d.uri === l.uri && d.name.range === l.range));
+  }
+
+  /** The range a rename of the tool name at `position` replaces; refuses (with a reason) where it cannot be exact. */
+  prepareRename(uri: string, position: Position, config: ConfigView | undefined): { range: Range; placeholder: string } | null {
+    const target = this.targetAt(uri, position, config);
+    if (target?.kind !== 'tool') {
+      if (config) throw new ResponseError(ErrorCodes.InvalidRequest, 'Only a remote tool\'s "name" can be renamed here.');
+      return null;
+    }
+    const refusal = renameRefusal(this.snapshot(true), target.name, target.site);
+    if (refusal) throw new ResponseError(ErrorCodes.InvalidRequest, refusal);
+    return { range: (target.site as { inner: Range }).inner, placeholder: target.name };
+  }
+
+  /** One edit over every config that declares the tool and every source that registers a handler for it. */
+  rename(uri: string, position: Position, config: ConfigView | undefined, newName: string): WorkspaceEdit | null {
+    const target = this.targetAt(uri, position, config);
+    if (target?.kind !== 'tool') return null;
+    const snapshot = this.snapshot(true);
+    const refusal = renameRefusal(snapshot, target.name, target.site);
+    if (refusal) throw new ResponseError(ErrorCodes.InvalidRequest, refusal);
+    if (newName === target.name) return { changes: {} };
+    const problem = toolNameProblem(newName);
+    if (problem) throw new ResponseError(ErrorCodes.InvalidParams, problem);
+    const changes: Record<string, TextEdit[]> = {};
+    for (const [docUri, { path, ranges }] of renameRanges(snapshot, target.name)) {
+      changes[docUri] = ranges.map((range) => ({ range, newText: newName }));
+      if (snapshot.declared.get(newName)?.some((d) => d.uri === docUri)) {
+        throw new ResponseError(ErrorCodes.InvalidParams, `${path} already declares a remote tool named '${newName}'; pick another name.`);
+      }
+    }
+    return { changes };
+  }
+
+  /** A lens above each tool of a config: its handlers and the node it is attached to. */
+  codeLenses(config: ConfigView): CodeLens[] {
+    const snapshot = this.snapshot(true);
+    return config.facts.tools.map((tool) => {
+      const line = tool.range.start.line;
+      const range = { start: { line, character: tool.range.start.character }, end: { line, character: tool.range.start.character } };
+      return { range, command: { title: toolLensTitle(snapshot, tool), command: '' } };
+    });
+  }
+
+  /** `agent` as a link to its module. */
+  async documentLinks(config: ConfigView): Promise<DocumentLink[]> {
+    const agent = config.facts.agent;
+    if (!agent) return [];
+    const source = await this.agentSource(config.uri, agent.value);
+    const configPath = pathOf(config.uri);
+    const file = source?.file ?? (configPath ? await resolveAgentFile(configPath, agent.value) : undefined);
+    return file ? [{ range: agent.inner, target: pathToFileURL(file).href, tooltip: 'Open the agent module' }] : [];
+  }
+
+  /** The declared tool names, inside `registerToolHandler('…` of a source. */
+  completion(uri: string, position: Position): CompletionItem[] {
+    const doc = this.host.documents.get(uri);
+    if (!doc || !this.isSource(uri)) return [];
+    const line = doc.getText({ start: { line: position.line, character: 0 }, end: position });
+    const typed = handlerNamePrefix(line);
+    if (!typed) return [];
+    const rest = doc.getText({ start: position, end: { line: position.line + 1, character: 0 } });
+    const tail = /^[A-Za-z0-9_-]*/.exec(rest)![0];
+    const range = { start: { line: position.line, character: position.character - typed.prefix.length }, end: { line: position.line, character: position.character + tail.length } };
+    const snapshot = this.snapshot();
+    const state = this.sourceState(uri);
+    const registered = new Set(state?.facts.handlers.map((h) => h.name));
+    const items: CompletionItem[] = [];
+    for (const [name, declarations] of snapshot.declared) {
+      if (name.includes(typed.quote) || name.includes('\\')) continue;
+      const declaration = declarations[0];
+      items.push({
+        label: name,
+        kind: CompletionItemKind.Value,
+        detail: `remote tool of ${declaration.path.split(/[\\/]/).pop()}${declaration.tool.node ? ` (node ${declaration.tool.node.value})` : ''}`,
+        sortText: `${registered.has(name) ? '1' : '0'}${name}`,
+        textEdit: { range, newText: name },
+      });
+    }
+    return items;
+  }
+
+}

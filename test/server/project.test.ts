@@ -1,0 +1,353 @@
+/**
+ * The project over stdio: a copy of test/fixtures/project (a config, its agent module graph.ts,
+ * a TypeScript client and a JSX handler file) in a temporary workspace, with files the index
+ * must skip (node_modules, .gitignore, the exclude setting). Definition, references, rename,
+ * the handler diagnostics and their fix, completion in a source, code lenses, links, folding and
+ * selection ranges, the graph read from the source, and files changing while the server runs.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type CodeAction,
+  CodeActionRequest,
+  type CodeLens,
+  CodeLensRequest,
+  type CompletionItem,
+  CompletionRequest,
+  DefinitionRequest,
+  type Diagnostic,
+  DidChangeWatchedFilesNotification,
+  DocumentLinkRequest,
+  FileChangeType,
+  FoldingRangeRequest,
+  type Location,
+  PrepareRenameRequest,
+  type Range,
+  ReferencesRequest,
+  RenameRequest,
+  SelectionRangeRequest,
+  type TextEdit,
+  type WorkspaceEdit,
+} from 'vscode-languageserver-protocol/node';
+import { TestClient, fileUri, ROOT, tempFolder, waitFor } from '../support/lspClient';
+import { describeStatus } from '../../client/src/statusText';
+
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'project');
+const COMPUTED_FIXTURE = join(ROOT, 'test', 'fixtures', 'project-computed');
+
+/** The range of the `occurrence`-th `needle` in `text` (zero-based lines and characters). */
+function rangeOf(text: string, needle: string, occurrence = 0): Range {
+  let offset = -1;
+  for (let i = 0; i <= occurrence; i++) {
+    offset = text.indexOf(needle, offset + 1);
+    assert.ok(offset >= 0, `${JSON.stringify(needle)} occurs ${occurrence + 1} times`);
+  }
+  const position = (at: number) => {
+    const before = text.slice(0, at).split('\n');
+    return { line: before.length - 1, character: before[before.length - 1].length };
+  };
+  return { start: position(offset), end: position(offset + needle.length) };
+}
+
+/** A position inside the `occurrence`-th `needle` (one character in). */
+function inside(text: string, needle: string, occurrence = 0) {
+  const { start } = rangeOf(text, needle, occurrence);
+  return { line: start.line, character: start.character + 1 };
+}
+
+function sortLocations(locations: Location[]): Array<{ uri: string; range: Range }> {
+  return locations
+    .map(({ uri, range }) => ({ uri, range }))
+    .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : a.range.start.line - b.range.start.line));
+}
+
+const codes = (diagnostics: Diagnostic[]) => diagnostics.map((d) => d.code);
+
+describe('the project: config, agent module and handlers', () => {
+  let client: TestClient;
+  const ws = tempFolder('10xgraph-project-');
+  const config = join(ws, '10xgraph.json');
+  const clientTs = join(ws, 'client.ts');
+  const handlersJs = join(ws, 'web', 'handlers.js');
+  const graphTs = join(ws, 'graph.ts');
+  let configText = '';
+
+  before(async () => {
+    cpSync(FIXTURE, ws, { recursive: true });
+    // Three registrations of `search_notes` the index must not see.
+    mkdirSync(join(ws, 'node_modules', 'some-client'), { recursive: true });
+    writeFileSync(join(ws, 'node_modules', 'some-client', 'index.js'), "client.registerToolHandler('search_notes', () => []);\n");
+    writeFileSync(join(ws, '.gitignore'), '# build output\ngenerated/\n');
+    mkdirSync(join(ws, 'generated'));
+    writeFileSync(join(ws, 'generated', 'handlers.ts'), "client.registerToolHandler('search_notes', () => []);\n");
+    mkdirSync(join(ws, 'skipped'));
+    writeFileSync(join(ws, 'skipped', 'extra.ts'), "client.registerToolHandler('search_notes', () => []);\n");
+    configText = readFileSync(config, 'utf8');
+    client = await TestClient.start({
+      workspaceFolders: [{ uri: fileUri(ws), name: 'project' }],
+      initializationOptions: { settings: { server: { enabled: false }, project: { exclude: ['skipped/**'] } } },
+    });
+    await client.open(fileUri(config), configText);
+  });
+  after(async () => {
+    await client.stop();
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  const request = {
+    definition: (uri: string, position: { line: number; character: number }) => client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position }) as Promise<Location[]>,
+    references: (uri: string, position: { line: number; character: number }, includeDeclaration = true) =>
+      client.connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position, context: { includeDeclaration } }) as Promise<Location[]>,
+  };
+
+  test('a remote tool no source registers a handler for gets an information diagnostic', async () => {
+    const diagnostics = await client.pushed(fileUri(config), undefined, (d) => d.some((x) => x.code === 'handler-missing'));
+    const missing = diagnostics.filter((d) => d.code === 'handler-missing');
+    assert.equal(missing.length, 1, JSON.stringify(diagnostics));
+    assert.equal(missing[0].severity, 3);
+    assert.deepEqual(missing[0].range, rangeOf(configText, '"search_notes"'));
+    assert.match(missing[0].message, /No source in the workspace registers a handler for 'search_notes'.*Tool 'search_notes' not found/);
+    // node_modules, .gitignore and 10xgraph.project.exclude hide the three files that register it.
+    assert.deepEqual(codes(diagnostics), ['handler-missing']);
+  });
+
+  test('go to definition: node → addNode in graph.ts, name → handlers, agent → the module', async () => {
+    const uri = fileUri(config);
+    const graphText = readFileSync(graphTs, 'utf8');
+    const node = await request.definition(uri, inside(configText, '"TOOL"'));
+    assert.deepEqual(sortLocations(node), [{ uri: fileUri(graphTs), range: rangeOf(graphText, "'TOOL'") }]);
+    const handlers = await request.definition(uri, inside(configText, '"get_user_location"'));
+    assert.deepEqual(sortLocations(handlers), sortLocations([
+      { uri: fileUri(clientTs), range: rangeOf(readFileSync(clientTs, 'utf8'), "'get_user_location'") },
+      { uri: fileUri(handlersJs), range: rangeOf(readFileSync(handlersJs, 'utf8'), '"get_user_location"') },
+    ]));
+    const agent = await request.definition(uri, inside(configText, '"graph:app"'));
+    assert.deepEqual(agent.map((l) => l.uri), [fileUri(graphTs)]);
+    assert.deepEqual(await request.definition(uri, inside(configText, '"description"')), []);
+    const links = await client.connection.sendRequest(DocumentLinkRequest.type, { textDocument: { uri } });
+    assert.deepEqual(links?.map((l) => ({ target: l.target, range: l.range })), [
+      { target: fileUri(graphTs), range: rangeOf(configText, 'graph:app') },
+    ]);
+  });
+
+  test('find references of a tool name from the config and from a handler', async () => {
+    const clientText = readFileSync(clientTs, 'utf8');
+    const expected = sortLocations([
+      { uri: fileUri(config), range: rangeOf(configText, '"get_user_location"') },
+      { uri: fileUri(clientTs), range: rangeOf(clientText, "'get_user_location'") },
+      { uri: fileUri(handlersJs), range: rangeOf(readFileSync(handlersJs, 'utf8'), '"get_user_location"') },
+    ]);
+    assert.deepEqual(sortLocations(await request.references(fileUri(config), inside(configText, '"get_user_location"'))), expected);
+    await client.open(fileUri(clientTs), clientText, 'typescript');
+    assert.deepEqual(sortLocations(await request.references(fileUri(clientTs), inside(clientText, "'get_user_location'"))), expected);
+    const withoutDeclaration = await request.references(fileUri(clientTs), inside(clientText, "'get_user_location'"), false);
+    assert.deepEqual(withoutDeclaration.map((l) => l.uri).sort(), [fileUri(clientTs), fileUri(handlersJs)].sort());
+    await client.close(fileUri(clientTs));
+  });
+
+  test('a handler for a name no config declares, with the closest declared name as a fix', async () => {
+    const uri = fileUri(clientTs);
+    const text = readFileSync(clientTs, 'utf8');
+    await client.open(uri, text, 'typescript');
+    const diagnostics = await client.pushed(uri, 1, (d) => d.length > 0);
+    assert.deepEqual(codes(diagnostics), ['handler-undeclared']);
+    assert.deepEqual(diagnostics[0].range, rangeOf(text, "'search_note'"));
+    assert.equal(diagnostics[0].severity, 3);
+    assert.match(diagnostics[0].message, /declares a remote tool named 'search_note'.*did you mean 'search_notes'\?/);
+    const actions = (await client.connection.sendRequest(CodeActionRequest.type, {
+      textDocument: { uri },
+      range: diagnostics[0].range,
+      context: { diagnostics, only: ['quickfix'] },
+    })) as CodeAction[];
+    assert.equal(actions[0].title, "Change to 'search_notes'");
+    assert.equal(actions[0].isPreferred, true);
+    assert.deepEqual(actions[0].edit?.changes?.[uri], [{ range: rangeOf(text, 'search_note'), newText: 'search_notes' }]);
+    // Applying the fix: the source's diagnostic goes, and the config's tool gets its handler.
+    const fixed = text.replace("'search_note'", "'search_notes'");
+    const version = await client.change(uri, fixed);
+    assert.deepEqual(await client.pushed(uri, version, (d) => d.length === 0), []);
+    await client.pushed(fileUri(config), undefined, (d) => !d.some((x) => x.code === 'handler-missing'));
+    await client.close(uri);
+    await client.pushed(fileUri(config), undefined, (d) => d.some((x) => x.code === 'handler-missing'));
+  });
+
+  test('completion of the declared tool names inside registerToolHandler(', async () => {
+    const path = join(ws, 'more.ts');
+    const uri = fileUri(path);
+    const text = "import { client } from './client';\nclient.registerToolHandler('re', () => 1);\n";
+    await client.open(uri, text, 'typescript');
+    const position = { line: 1, character: "client.registerToolHandler('re".length };
+    const items = (await client.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position, context: { triggerKind: 2, triggerCharacter: "'" } })) as CompletionItem[];
+    const labels = items.map((i) => i.label).sort();
+    assert.deepEqual(labels, ['get_user_location', 'read_clipboard', 'search_notes']);
+    const read = items.find((i) => i.label === 'read_clipboard')!;
+    assert.deepEqual(read.textEdit, { range: { start: { line: 1, character: 28 }, end: { line: 1, character: 30 } }, newText: 'read_clipboard' });
+    const elsewhere = (await client.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: { line: 0, character: 3 } })) as CompletionItem[];
+    assert.deepEqual(elsewhere, []);
+    await client.close(uri);
+  });
+
+  test('code lenses above each tool: its handlers and its node', async () => {
+    const lenses = (await client.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: fileUri(config) } })) as CodeLens[];
+    assert.deepEqual(
+      lenses.map((l) => [l.range.start.line, l.command?.title]),
+      [
+        [rangeOf(configText, '{\n      "node": "TOOL",\n      "name": "get_user_location"').start.line, '2 handlers: client.ts:5, handlers.js:3 · attached to TOOL'],
+        [rangeOf(configText, '{\n      "node": "TOOL",\n      "name": "read_clipboard"').start.line, 'handler in client.ts:6 · attached to TOOL'],
+        [rangeOf(configText, '{\n      "node": "TOOL",\n      "name": "search_notes"').start.line, 'no handler · attached to TOOL'],
+      ],
+    );
+  });
+
+  test('folding and selection ranges of the config', async () => {
+    const uri = fileUri(config);
+    const folds = await client.connection.sendRequest(FoldingRangeRequest.type, { textDocument: { uri } });
+    const lines = configText.split('\n');
+    assert.ok(folds?.some((f) => f.startLine === 0 && f.endLine === lines.length - 3), JSON.stringify(folds));
+    assert.ok(folds?.some((f) => f.startLine === 2 && lines[f.startLine].includes('"remote_tools"')));
+    const selections = await client.connection.sendRequest(SelectionRangeRequest.type, { textDocument: { uri }, positions: [inside(configText, '"read_clipboard"')] });
+    const chain: Range[] = [];
+    for (let s: typeof selections extends Array<infer T> | null ? T | undefined : never = selections?.[0]; s; s = s.parent) chain.push(s.range);
+    assert.deepEqual(chain[0], rangeOf(configText, '"read_clipboard"'));
+    assert.deepEqual(chain[1], rangeOf(configText, '"name": "read_clipboard"'));
+    assert.deepEqual(chain[chain.length - 1].start, { line: 0, character: 0 });
+  });
+
+  test('without a server, node names are judged on the graph read from graph.ts', async () => {
+    const uri = fileUri(config);
+    const wrong = configText.replace('"node": "TOOL",\n      "name": "read_clipboard"', '"node": "TOOLS",\n      "name": "read_clipboard"').replace('"node": "TOOL",\n      "name": "search_notes"', '"node": "agent",\n      "name": "search_notes"');
+    const version = await client.change(uri, wrong);
+    const diagnostics = await client.pushed(uri, version, (d) => d.some((x) => x.code === 'node-not-found'));
+    const notFound = diagnostics.find((d) => d.code === 'node-not-found')!;
+    assert.deepEqual(notFound.range, rangeOf(wrong, '"TOOLS"'));
+    assert.match(notFound.message, /no node named 'TOOLS'.*\(Judged on the graph read from graph\.ts; no server graph is in use\.\)$/);
+    const notToolNode = diagnostics.find((d) => d.code === 'node-not-tool-node')!;
+    assert.deepEqual(notToolNode.range, rangeOf(wrong, '"agent"', 1));
+    assert.match(notToolNode.message, /'agent'.* is a model node, not a ToolNode.*graph read from graph\.ts/);
+    const restored = await client.change(uri, configText);
+    await client.pushed(uri, restored, (d) => !d.some((x) => x.code === 'node-not-found'));
+  });
+
+  test('the status says that node names are judged on the graph read from graph.ts', async () => {
+    const status = await client.waitStatus('http://localhost:8000', (s) => s.sourceGraph !== undefined, 'a status naming the source graph');
+    assert.equal(status.state, 'disabled');
+    assert.deepEqual(status.sourceGraph, { file: 'graph.ts', nodeCount: 2 });
+    const view = describeStatus(status, Date.now());
+    assert.equal(view.text, '$(circle-slash) 10xgraph: graph off · graph.ts');
+    assert.match(view.tooltip, /checked against the graph read from graph\.ts \(2 nodes; its source is read, never run\)/);
+    assert.doesNotMatch(view.tooltip, /node names are not checked/);
+  });
+
+  test('rename a tool from the config: one edit over the config and every handler', async () => {
+    const uri = fileUri(config);
+    const position = inside(configText, '"read_clipboard"');
+    const prepared = await client.connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri }, position });
+    assert.deepEqual(prepared, { range: rangeOf(configText, 'read_clipboard'), placeholder: 'read_clipboard' });
+    await assert.rejects(
+      client.connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri }, position: inside(configText, '"TOOL"') }),
+      /Only a remote tool's "name" can be renamed/,
+    );
+    const edit = (await client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position, newName: 'read_text' })) as WorkspaceEdit;
+    const clientText = readFileSync(clientTs, 'utf8');
+    assert.deepEqual(edit.changes, {
+      [uri]: [{ range: rangeOf(configText, 'read_clipboard'), newText: 'read_text' }],
+      [fileUri(clientTs)]: [{ range: rangeOf(clientText, 'read_clipboard'), newText: 'read_text' }],
+    } satisfies Record<string, TextEdit[]>);
+    await assert.rejects(
+      client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position, newName: 'read clipboard' }),
+      /has characters other than letters, digits, _ and -/,
+    );
+    await assert.rejects(
+      client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position, newName: 'search_notes' }),
+      /already declares a remote tool named 'search_notes'/,
+    );
+  });
+
+  test('rename from a handler string, refused where a name is written with escapes', async () => {
+    const uri = fileUri(handlersJs);
+    const text = readFileSync(handlersJs, 'utf8');
+    await client.open(uri, text, 'javascriptreact');
+    const position = inside(text, '"get_user_location"');
+    const prepared = await client.connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri }, position });
+    assert.deepEqual(prepared, { range: rangeOf(text, 'get_user_location'), placeholder: 'get_user_location' });
+    const edit = (await client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position, newName: 'locate_user' })) as WorkspaceEdit;
+    assert.deepEqual(Object.keys(edit.changes ?? {}).sort(), [fileUri(config), fileUri(clientTs), uri].sort());
+    // A registration spelt with an escape cannot be replaced exactly: the rename is refused.
+    const escaped = text.replace('"get_user_location"', '"get_user\\u005flocation"');
+    await client.change(uri, escaped);
+    const refusal = await waitFor(
+      () =>
+        client.connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: fileUri(config) }, position: inside(configText, '"get_user_location"') }).then(
+          () => undefined,
+          (error: Error) => error.message,
+        ),
+      'the rename to be refused',
+    );
+    assert.match(refusal, /'get_user_location' is written with escapes somewhere/);
+    await client.close(uri);
+  });
+
+  test('files deleted, created and broken while the server runs', async () => {
+    const uri = fileUri(config);
+    const position = inside(configText, '"get_user_location"');
+    // Deleted: its handler leaves the project.
+    unlinkSync(handlersJs);
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(handlersJs), type: FileChangeType.Deleted }] });
+    await waitFor(async () => (await request.references(uri, position)).length === 2, 'the deleted handler file to leave the references');
+    // Created: its handler joins, and the tool without a handler has one now.
+    const extra = join(ws, 'extra.ts');
+    writeFileSync(extra, "import { client } from './client';\nclient.registerToolHandler('search_notes', async () => []);\n");
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(extra), type: FileChangeType.Created }] });
+    await client.pushed(uri, undefined, (d) => !d.some((x) => x.code === 'handler-missing'));
+    // A source with syntax errors: what can be read is kept (the registration), the server stays up.
+    const broken = join(ws, 'broken.ts');
+    writeFileSync(broken, "client.registerToolHandler('read_clipboard', () => {\n  const x = ;\n  if (x {\n");
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(broken), type: FileChangeType.Created }] });
+    const readPosition = inside(configText, '"read_clipboard"');
+    const refs = await waitFor(async () => {
+      const found = await request.references(uri, readPosition);
+      return found.some((l) => l.uri === fileUri(broken)) ? found : undefined;
+    }, 'the broken file to join the references');
+    assert.deepEqual(refs.find((l) => l.uri === fileUri(broken))?.range, { start: { line: 0, character: 27 }, end: { line: 0, character: 43 } });
+    // Open, the broken file gets its diagnostics like any source (none here) and the server answers.
+    await client.open(fileUri(broken), readFileSync(broken, 'utf8'), 'typescript');
+    const definitions = await request.definition(fileUri(broken), { line: 0, character: 30 });
+    assert.deepEqual(definitions.map((l) => l.uri), [uri]);
+    await client.close(fileUri(broken));
+    // Removing the only handler of search_notes brings its diagnostic back.
+    unlinkSync(extra);
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(extra), type: FileChangeType.Deleted }] });
+    await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'handler-missing'));
+    assert.ok(client.alive);
+  });
+});
+
+describe('a graph with a computed node name', () => {
+  let client: TestClient;
+  const ws = tempFolder('10xgraph-project-computed-');
+  const config = join(ws, '10xgraph.json');
+
+  before(async () => {
+    cpSync(COMPUTED_FIXTURE, ws, { recursive: true });
+    client = await TestClient.start({ workspaceFolders: [{ uri: fileUri(ws), name: 'computed' }], initializationOptions: { settings: { server: { enabled: false } } } });
+  });
+  after(async () => {
+    await client.stop();
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  test('says so on "agent" and judges no node name from the source', async () => {
+    const text = readFileSync(config, 'utf8');
+    await client.open(fileUri(config), text);
+    const diagnostics = await client.pushed(fileUri(config), 1, (d) => d.length > 0);
+    assert.deepEqual(codes(diagnostics), ['graph-not-read']);
+    assert.equal(diagnostics[0].severity, 3);
+    assert.deepEqual(diagnostics[0].range, rangeOf(text, '"graph:app"'));
+    assert.equal(diagnostics[0].message, 'graph.ts adds a node whose name is not a literal (line 6), so node names are not checked without a running server.');
+    // Going to the definition of the node finds nothing to claim.
+    const locations = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: fileUri(config) }, position: inside(text, '"WORKERS"') })) as Location[];
+    assert.deepEqual(locations, []);
+  });
+});
