@@ -7,7 +7,7 @@
  * Bundled by examples/browser/serve.ts with esbuild; served next to index.html.
  */
 import { Message, TenxGraphClient, TenxGraphError } from '10xgraph/client';
-import type { Block, StreamChunk } from '10xgraph/client';
+import type { Block, StreamChunk, ToolCallContext } from '10xgraph/client';
 import { browserHandlers, TOOL_NAMES, type ToolName } from './handlers';
 import { NotesDatabase } from './notesDatabase';
 
@@ -61,12 +61,12 @@ function readSettings(): Settings {
  * Makes a client for `settings` with the page's handlers, as the README's client section does.
  * `onRun` hears each handler start, so the page can show it while `invoke` is still waiting.
  */
-function createClient(settings: Settings = readSettings(), onRun?: (name: ToolName, args: Record<string, unknown>) => void): TenxGraphClient {
+function createClient(settings: Settings = readSettings(), onRun?: (name: ToolName, args: Record<string, unknown>, context: ToolCallContext) => void): TenxGraphClient {
   const client = new TenxGraphClient({ baseUrl: settings.baseUrl, handlerTimeoutMs: HANDLER_TIMEOUT_MS, ...(settings.token ? { token: settings.token } : {}) });
   for (const name of settings.enabled) {
     const handler = handlers[name];
     client.registerToolHandler(name, (args, context) => {
-      onRun?.(name, args);
+      onRun?.(name, args, context);
       return handler(args, context);
     });
   }
@@ -270,7 +270,10 @@ async function converse(prompt: string): Promise<void> {
   setBusy(true);
   let client: TenxGraphClient | undefined;
   try {
-    client = createClient(settings, (name, args) => turn.note('running', `This page runs ${name}(${JSON.stringify(args)})`));
+    client = createClient(settings, (name, args, context) => {
+      turn.thread(context.thread_id);
+      turn.note('running', `This page runs ${name}(${JSON.stringify(args)})`);
+    });
     const messages = [Message.text_message(prompt)];
     if (settings.transport === 'invoke') {
       const result = await client.invoke(messages, { signal: controller.signal });
