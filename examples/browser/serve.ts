@@ -169,18 +169,21 @@ async function main(): Promise<void> {
     api = await startApi(apiPort, pageOrigin);
   } catch (error) {
     await page.close();
-    throw new Error(`${(error as Error).message}\nIs port ${apiPort} in use? Pass another with --api-port N.`);
+    throw error;
   }
   apiUrl = api.url;
+  // Ctrl+C: stop the server, then the page server, then exit (0 when asked to stop, 1 when the server died).
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
     api.child.kill('SIGTERM');
-    void page.close().then(() => process.exit(0));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   api.child.once('exit', (code) => {
-    process.stderr.write(`example:browser: 10xgraph api stopped (exit ${code}); stopping the page server.\n`);
-    void page.close().then(() => process.exit(1));
+    if (!stopping) process.stderr.write(`example:browser: 10xgraph api stopped (exit ${code}); stopping the page server.\n`);
+    void page.close().then(() => process.exit(stopping ? 0 : 1));
   });
   process.stdout.write(
     [

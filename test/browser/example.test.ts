@@ -10,9 +10,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { bundlePage, startPageServer, type PageServer } from '../../examples/browser/serve';
+import { poll, within } from '../support/poll';
+import { ROOT } from '../support/run';
 import { ApiProcess } from './support/apiProcess';
 import { findChromium, launchChromium } from './support/chromium';
 import { ALL_THREE, BROWSER_LOCATION, CLIPBOARD_TEXT, ExamplePage, TRANSPORTS, type TurnView } from './support/examplePage';
@@ -50,6 +54,55 @@ describe('the browser example in Chromium', { timeout: 300_000 }, () => {
   after(async () => {
     await browser?.close();
     await pages?.close();
+  });
+
+  test('`npm run example:browser` serves the page next to 10xgraph api, prints both URLs, and Ctrl+C stops both', async () => {
+    // The script behind the npm script (the build step before it has run: dist/cli.js exists).
+    const child = spawn(process.execPath, ['--import', 'tsx', join('examples', 'browser', 'serve.ts'), '--port', '0', '--api-port', '0'], {
+      cwd: ROOT,
+      env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TENXGRAPH_'))),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const { serverUrl, pageUrl } = await poll('both URLs to be printed', () => {
+        const server = /10xgraph api \(the quick-start graph\): (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+        const page = /Browser example, on a second origin: +(http:\/\/localhost:\d+\/)/.exec(output)?.[1];
+        return server && page ? { serverUrl: server, pageUrl: page } : undefined;
+      }, 60_000);
+      assert.match(output, /No token: the server allows any loopback origin\./);
+      const config = (await (await fetch(new URL('config.json', pageUrl.replace('localhost', '127.0.0.1')))).json()) as { apiUrl: string };
+      assert.equal(config.apiUrl, serverUrl, 'the page is told where the server is');
+      const page = await ExamplePage.open(browser, pageUrl, { clipboard: CLIPBOARD_TEXT });
+      try {
+        assert.equal((await page.serverStatus()).state, 'connected');
+        await page.page.selectOption('#transport', 'ws');
+        await page.page.click('button[data-prompt^="Where am I, what"]');
+        const turn = page.page.locator('#conversation .turn').first();
+        await turn.locator('.answer').waitFor({ timeout: 30_000 });
+        assert.equal(await turn.getAttribute('data-state'), 'done');
+        assert.ok((await turn.locator('.answer').innerText()).includes(`read_clipboard: ${CLIPBOARD_TEXT}`));
+        await page.screenshot('00-npm-run-example-browser');
+      } finally {
+        await page.close();
+      }
+      child.kill('SIGINT');
+      assert.equal(await within(exited, 15_000), 0, `the command stops cleanly on Ctrl+C:\n${output}`);
+      await poll('10xgraph api to be stopped too', async () => {
+        try {
+          await fetch(`${serverUrl}/ping`);
+          return undefined;
+        } catch {
+          return true;
+        }
+      }, 10_000);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+    }
   });
 
   describe('without a token (any loopback origin allowed)', () => {
