@@ -12,11 +12,16 @@ const bundles = [
   // better-sqlite3 has a binary addon, esbuild compiles the agent module at run time.
   { entry: 'runtime/src/cli/main.ts', outfile: 'dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild'] },
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
-  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'ws', 'ajv', 'jsonc-parser'] },
+  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'ws', 'ajv', 'jsonc-parser', '10xgraph-client'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
-  // The client is browser-compatible: fetch and WebSocket only.
-  { entry: 'runtime/src/client/index.ts', outfile: 'runtime/dist/client.js', platform: 'neutral', format: 'cjs', mainFields: ['module', 'main'] },
-  { entry: 'runtime/src/client/index.ts', outfile: 'runtime/dist/client.mjs', platform: 'neutral', format: 'esm', mainFields: ['module', 'main'] },
+  // The client package (10xgraph-client) is browser-compatible: fetch and WebSocket only, no
+  // dependencies. `10xgraph/client` re-exports it rather than carrying a second copy.
+  { entry: 'client-sdk/src/index.ts', outfile: 'client-sdk/dist/index.cjs', platform: 'neutral', format: 'cjs' },
+  { entry: 'client-sdk/src/index.ts', outfile: 'client-sdk/dist/index.mjs', platform: 'neutral', format: 'esm' },
+  { entry: 'client-sdk/src/wire.ts', outfile: 'client-sdk/dist/wire.cjs', platform: 'neutral', format: 'cjs' },
+  { entry: 'client-sdk/src/wire.ts', outfile: 'client-sdk/dist/wire.mjs', platform: 'neutral', format: 'esm' },
+  { entry: 'runtime/src/client.ts', outfile: 'runtime/dist/client.js', platform: 'neutral', external: ['10xgraph-client'], format: 'cjs', mainFields: ['module', 'main'] },
+  { entry: 'runtime/src/client.ts', outfile: 'runtime/dist/client.mjs', platform: 'neutral', external: ['10xgraph-client'], format: 'esm', mainFields: ['module', 'main'] },
   // The language server: one file, no node_modules at run time.
   { entry: 'server/src/main.ts', outfile: 'dist/server.js', platform: 'node', format: 'cjs' },
   // The VS Code extension.

@@ -12,7 +12,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startApiServer } from '../runtime/src/api';
-import { Message, TenxGraphClient } from '../runtime/src/client';
+import { Message, TenxGraphClient } from '../client-sdk/src';
 
 /** Concurrent clients and the round trips measured at each level (after a warm-up). */
 const LEVELS: Array<{ clients: number; roundTrips: number }> = [

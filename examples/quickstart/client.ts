@@ -12,8 +12,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Message, TenxGraphClient } from '10xgraph/client';
-import type { Message as WireMessage, ToolCallContext } from '10xgraph/client';
+import { Message, TenxGraphClient } from '10xgraph-client';
+import type { Message as WireMessage, ToolCallContext } from '10xgraph-client';
 
 /** The conversations the quick start runs: one per remote tool. */
 export const QUICKSTART_PROMPTS = ['Where am I right now?', "What's on my clipboard?", 'Search the database for coffee'] as const;

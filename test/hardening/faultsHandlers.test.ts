@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { Message, TenxGraphClient, TenxGraphError } from '../../runtime/src/client/index';
-import type { Message as WireMessage, StreamChunk, ToolHandler, WebSocketConstructor } from '../../runtime/src/client/index';
+import { Message, TenxGraphClient, TenxGraphError } from '../../client-sdk/src';
+import type { Message as WireMessage, StreamChunk, ToolHandler, WebSocketConstructor } from '../../client-sdk/src';
 import { ApiProcess, FAULT_AGENT_CONFIG } from './netSupport/apiProcess';
 import { ThreadDb, threadProblems } from './netSupport/threadDb';
 
@@ -138,7 +138,7 @@ describe('hostile tool handlers, end to end against 10xgraph api', () => {
   }
 
   test('a thrown object whose `message` getter throws still ends as a failed result', async () => {
-    // Known bug (runtime/src/client/toolExecutor.ts, describeThrown): reading `.message` of the
+    // Known bug (client-sdk/src/toolExecutor.ts, describeThrown): reading `.message` of the
     // thrown value is not guarded, so execute() rejects and the whole loop breaks.
     const trap: Behaviour = {
       name: 'throws an object whose message getter throws',

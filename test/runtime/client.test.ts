@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
 import { startApiServer, type RunningApiServer } from '../../runtime/src/api';
-import { Message, TenxGraphClient, TenxGraphError } from '../../runtime/src/client';
-import type { Block, StreamChunk, TenxGraphClientOptions } from '../../runtime/src/client';
+import { Message, TenxGraphClient, TenxGraphError } from '../../client-sdk/src';
+import type { Block, StreamChunk, TenxGraphClientOptions } from '../../client-sdk/src';
 
 const root = resolve(__dirname, '..', '..');
 const quickstartConfig = join(root, 'examples', 'quickstart', '10xgraph.json');

@@ -1,4 +1,4 @@
-// The built `10xgraph/client` bundle is browser-compatible: it loads and runs the remote-tool loop
+// The built `10xgraph-client` bundle is browser-compatible: it loads and runs the remote-tool loop
 // in a context that has only what a browser page has (fetch, WebSocket, AbortController,
 // TextDecoder, crypto, timers): no require, process or Buffer. Needs `npm run build` first.
 import { after, before, describe, test } from 'node:test';
@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { createContext, runInContext } from 'node:vm';
 import WebSocket from 'ws';
 import { startApiServer, type RunningApiServer } from '../../runtime/src/api';
-import type * as ClientModule from '../../runtime/src/client';
+import type * as ClientModule from '../../client-sdk/src';
 
 const root = resolve(__dirname, '..', '..');
 let server: RunningApiServer;
@@ -29,7 +29,7 @@ after(async () => {
 
 /** Loads the CommonJS bundle into a fresh context holding browser globals only. */
 function loadInBrowserLikeContext(): typeof ClientModule {
-  const code = readFileSync(join(root, 'runtime', 'dist', 'client.js'), 'utf8');
+  const code = readFileSync(join(root, 'client-sdk', 'dist', 'index.cjs'), 'utf8');
   const module = { exports: {} as Record<string, unknown> };
   const context = createContext({
     module,
@@ -46,17 +46,17 @@ function loadInBrowserLikeContext(): typeof ClientModule {
     clearTimeout,
     console,
   });
-  runInContext(code, context, { filename: 'client.js' });
+  runInContext(code, context, { filename: 'index.cjs' });
   return module.exports as unknown as typeof ClientModule;
 }
 
-describe('10xgraph/client bundle', () => {
+describe('10xgraph-client bundle', () => {
   test('the ESM and CommonJS bundles use no Node built-ins', () => {
-    for (const file of ['client.mjs', 'client.js']) {
-      const code = readFileSync(join(root, 'runtime', 'dist', file), 'utf8');
+    for (const file of ['index.mjs', 'index.cjs']) {
+      const code = readFileSync(join(root, 'client-sdk', 'dist', file), 'utf8');
       assert.doesNotMatch(code, /\brequire\(|["']node:|\bprocess\.|\bBuffer\b/, file);
     }
-    assert.match(readFileSync(join(root, 'runtime', 'dist', 'client.mjs'), 'utf8'), /export \{[^}]*TenxGraphClient/);
+    assert.match(readFileSync(join(root, 'client-sdk', 'dist', 'index.mjs'), 'utf8'), /export \{[^}]*TenxGraphClient/);
   });
 
   test('in a browser-like context it runs the loop over invoke, the stream and the WebSocket', async () => {

@@ -1,8 +1,8 @@
 // ToolExecutor: every outcome of a handler becomes a tool_result block, and none throws.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Message, ToolExecutor, describeThrown, toJsonValue } from '../../runtime/src/client';
-import type { RemoteToolCall } from '../../runtime/src/client';
+import { Message, ToolExecutor, describeThrown, toJsonValue } from '../../client-sdk/src';
+import type { RemoteToolCall } from '../../client-sdk/src';
 
 function call(name: string, args: Record<string, unknown> = {}, id = `call_${name}`): RemoteToolCall {
   return { id, name, args, node: 'TOOL' };

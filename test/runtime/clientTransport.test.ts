@@ -6,8 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import WebSocket from 'ws';
-import { Message, TenxGraphClient, TenxGraphError } from '../../runtime/src/client';
-import type { StreamChunk } from '../../runtime/src/client';
+import { Message, TenxGraphClient, TenxGraphError } from '../../client-sdk/src';
+import type { StreamChunk } from '../../client-sdk/src';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 

@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 
-export type { Role, TextBlock, ToolCallBlock, RemoteToolCallBlock, ToolResultBlock, Block, Message } from '../wire';
-import type { Block, Message, Role, TextBlock, ToolResultBlock } from '../wire';
+export type { Role, TextBlock, ToolCallBlock, RemoteToolCallBlock, ToolResultBlock, Block, Message } from '10xgraph-client/wire';
+import type { Block, Message, Role, TextBlock, ToolResultBlock } from '10xgraph-client/wire';
 
 /** A remote tool call the thread waits for, as the API reports it. */
 export interface RemoteCall {

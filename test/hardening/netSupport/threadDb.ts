@@ -4,7 +4,7 @@
  * message or tool result twice, pending calls exactly the unanswered remote calls.
  */
 import Database from 'better-sqlite3';
-import type { Message, RemoteToolCall } from '../../../runtime/src/client/index';
+import type { Message, RemoteToolCall } from '../../../client-sdk/src';
 
 /** A thread as the database holds it. */
 export interface StoredThread {

@@ -1,5 +1,5 @@
 /**
- * `10xgraph/client`: the TypeScript client of a 10xgraph server. Browser-compatible (fetch,
+ * `10xgraph-client` (also `10xgraph/client`): the TypeScript client of a 10xgraph server. Browser-compatible (fetch,
  * WebSocket and AbortController only, no Node built-ins); in Node 20, pass `ws`'s WebSocket.
  */
 export { TenxGraphClient, DEFAULT_BASE_URL, DEFAULT_RECURSION_LIMIT } from './client';

@@ -4,8 +4,8 @@
  * be sent back unchanged.
  */
 
-export type { Role, TextBlock, ToolCallBlock, RemoteToolCallBlock, ToolResultBlock, Block, Message } from '../wire';
-import type { Message } from '../wire';
+export type { Role, TextBlock, ToolCallBlock, RemoteToolCallBlock, ToolResultBlock, Block, Message } from './wire';
+import type { Message } from './wire';
 
 /** A remote tool call the thread is waiting on. */
 export interface RemoteToolCall {
