@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { chromium } from 'playwright-core';
 import WebSocket from 'ws';
 import { startApiServer } from '../runtime/src/api';
-import { Message, TenxGraphClient } from '../runtime/src/client';
+import { Message, TenxGraphClient } from '../client-sdk/src';
 import { bundlePage, startPageServer } from '../examples/browser/serve';
 
 const CHROMIUM = process.env.TENXGRAPH_CHROMIUM ?? '/usr/bin/chromium';

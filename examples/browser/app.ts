@@ -6,8 +6,8 @@
  *
  * Bundled by examples/browser/serve.ts with esbuild; served next to index.html.
  */
-import { Message, TenxGraphClient, TenxGraphError } from '10xgraph/client';
-import type { Block, StreamChunk, ToolCallContext } from '10xgraph/client';
+import { Message, TenxGraphClient, TenxGraphError } from '10xgraph-client';
+import type { Block, StreamChunk, ToolCallContext } from '10xgraph-client';
 import { browserHandlers, TOOL_NAMES, type ToolName } from './handlers';
 import { NotesDatabase } from './notesDatabase';
 

@@ -4,7 +4,7 @@
  * Each throws an Error whose message says what went wrong; the client sends that message to the
  * model as a failed result, and the conversation goes on.
  */
-import type { ToolCallContext, ToolHandler } from '10xgraph/client';
+import type { ToolCallContext, ToolHandler } from '10xgraph-client';
 import { MAX_QUERY_LENGTH, type NotesDatabase } from './notesDatabase';
 
 /** The remote tools of examples/quickstart/10xgraph.json, in the order the page lists them. */
