@@ -227,7 +227,8 @@ async function explain(error: unknown, settings: Settings, threadId: string | un
   switch (error.code) {
     case 'network_error': {
       if (!(await serverAnswers(settings.baseUrl))) {
-        return `Lost ${server}${during}: it is not running or has stopped. Start it (npm run example:browser) and send again. (${error.message})`;
+        if (threadId) return `Lost ${server}${during}: it has stopped. Start it again (npm run example:browser) and send again. (${error.message})`;
+        return `Cannot reach ${server}: it is not running. Start it (npm run example:browser), or fix the Server field. (${error.message})`;
       }
       if (settings.transport === 'ws') {
         return `${capitalise(server)} is running but refused this page's WebSocket: the page's origin ${origin} is not allowed, or the token is wrong. Start 10xgraph api with --cors-origin ${origin} and check the token.`;
