@@ -120,6 +120,26 @@ describe('the browser example in Chromium, when things go wrong', { timeout: 300
       api = undefined;
     });
 
+    test('a server that is not running: the page says so, and a conversation fails at once in the same words', async () => {
+      const gone = await ApiProcess.start();
+      await gone.stop();
+      const page = await ExamplePage.open(browser, pages.url);
+      try {
+        await page.configure({ server: gone.url, transport: 'invoke' });
+        await page.page.click('#check-server');
+        const status = page.page.locator(`#server-status[data-state="offline"]`, { hasText: gone.url });
+        await status.waitFor({ timeout: 15_000 });
+        assert.match(await status.innerText(), new RegExp(`^Cannot reach the 10xgraph server at ${escape(gone.url)}: it is not running\\.`));
+        const turn = await page.converse(ALL_THREE, 15_000);
+        await page.screenshot('14-api-not-running');
+        assert.equal(turn.state, 'error');
+        assert.match(turn.error, new RegExp(`^Cannot reach the 10xgraph server at ${escape(gone.url)}: it is not running\\.`));
+        assert.equal(turn.events.length, 0);
+      } finally {
+        await page.close();
+      }
+    });
+
     for (const { transport, label } of TRANSPORTS) {
       test(`through ${label}: a clear error in the page, no hang`, async () => {
         const server = await ApiProcess.start();
@@ -151,7 +171,7 @@ describe('the browser example in Chromium, when things go wrong', { timeout: 300
           }
           await page.configure({ server: server.url, transport });
           const turn = await page.converse(ALL_THREE, 20_000);
-          await page.screenshot(`14-api-stopped-${transport}`);
+          await page.screenshot(`15-api-stopped-${transport}`);
           assert.ok(stopped, 'the server was stopped while the page answered the remote calls');
           assert.equal(turn.state, 'error');
           assert.equal(turn.answer, '', 'no answer was made up');
