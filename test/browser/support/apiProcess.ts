@@ -47,10 +47,11 @@ export class ApiProcess {
     args.push(...(options.args ?? []));
     const api = new ApiProcess(spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }));
     try {
-      api.url = await poll('10xgraph api to say where it listens', () => {
-        if (!api.running) throw new Error(`10xgraph api exited before listening:\n${api.output}`);
-        return /Listening on (http:\/\/\S+)/.exec(api.output)?.[1];
-      }, 30_000);
+      // Either it says where it listens, or it exits (a refused flag, a port in use): fail at once then.
+      const EXITED = Symbol('exited');
+      const url = await poll('10xgraph api to say where it listens', () => (api.running ? /Listening on (http:\/\/\S+)/.exec(api.output)?.[1] : EXITED), 30_000);
+      if (url === EXITED) throw new Error(`10xgraph api exited before listening:\n${api.output}`);
+      api.url = url;
     } catch (error) {
       await api.stop();
       throw error;
