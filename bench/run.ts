@@ -39,6 +39,7 @@ async function main(): Promise<void> {
     },
     { name: 'audit-cli', run: () => benchAuditCli(log) },
     { name: 'runtime', run: benchRuntime },
+    { name: 'browser', run: async () => (await import('./browser')).benchBrowser(log) },
   ];
   const serverBench = await loadServerBench();
   if (serverBench) sections.push({ name: 'server', run: serverBench });

@@ -90,5 +90,6 @@ if (existsSync(vsix)) {
   process.stdout.write(`The extension is packaged at ${relative(process.cwd(), vsix) || vsix}. Install it with:\n  code --install-extension ${vsix}\n`);
 }
 process.stdout.write(`Start the server yourself with:\n  npx 10xgraph api --config ${config}\n`);
+process.stdout.write('The same remote tools in a real browser (geolocation, clipboard, SQLite in the page): npm run example:browser\n');
 if (serve) process.stdout.write(`The server keeps running at ${server.url}; Ctrl+C stops it.\n`);
 if (failed) process.exit(1);
