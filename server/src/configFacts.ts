@@ -4,8 +4,8 @@
  * config being typed still takes part; a repeated key counts by its last value, as everywhere.
  */
 import type { Range } from 'vscode-languageserver';
-import type { JsonNode } from '../../runtime/src/rules/index';
-import { Kind, LineIndex, NONE, type Tree } from '../../runtime/src/rules/index';
+import type { JsonNode } from '10xgraph/rules';
+import { Kind, LineIndex, NONE, type Tree } from '10xgraph/rules';
 import { featureTree, nodeAtPath } from './jsonPaths';
 import type { Positions } from './positions';
 

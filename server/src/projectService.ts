@@ -27,7 +27,7 @@ import {
   type WorkspaceEdit,
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { analyzeConfig } from '../../runtime/src/rules/index';
+import { analyzeConfig } from '10xgraph/rules';
 import type { ConfigFacts } from './configFacts';
 import { positionsOf, type Positions } from './positions';
 import {

@@ -56,7 +56,7 @@ import { type ConfigFacts, configFactsOf, configFactsOfFlat } from './configFact
 import { type AgentSource, graphNotReadDiagnostic, readFromSourceNote } from './project';
 import { ProjectService, type ConfigView } from './projectService';
 import { foldingRanges, selectionRanges } from './structure';
-import { Kind, NONE } from '../../runtime/src/rules/index';
+import { Kind, NONE } from '10xgraph/rules';
 import { fileURLToPath } from 'node:url';
 import { basename } from 'node:path';
 

@@ -7,7 +7,7 @@
  */
 import { parse, type ParserPlugin } from '@babel/parser';
 import type { Range } from 'vscode-languageserver';
-import type { NodeKind } from '../../runtime/src/rules/types';
+import type { NodeKind } from '10xgraph/rules';
 
 /** The extensions the project index reads. */
 export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'] as const;

@@ -3,7 +3,7 @@
  * what the JSON and YAML servers offer for their files.
  */
 import type { FoldingRange, Position, SelectionRange } from 'vscode-languageserver';
-import { type JsonNode, nodeAtOffset } from '../../runtime/src/rules/index';
+import { type JsonNode, nodeAtOffset } from '10xgraph/rules';
 import type { Positions } from './positions';
 import { rangeOf } from './diagnostics';
 

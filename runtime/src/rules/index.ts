@@ -17,3 +17,4 @@ export { nodeAtOffset, pathOfNode } from './parse';
 export { Tree, Kind, NONE } from './tree';
 export { toolNodes } from './context';
 export { splitAgentSpec } from './rules/agent-invalid';
+export { byCloseness } from './similarity';
