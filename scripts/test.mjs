@@ -2,7 +2,7 @@
 // `node scripts/test.mjs [filter...]` runs only the files whose path contains a filter.
 // The tests run with TMPDIR set to a fresh folder, which must be empty when they end: a test
 // that leaves a file or a folder behind (or a process that does) fails the run.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -32,6 +32,9 @@ if (files.length === 0) {
   process.exit(1);
 }
 const temp = mkdtempSync(join(tmpdir(), '10xgraph-test-run-'));
+// Others may pass through (not list) it: the PostgreSQL tests run the server as the unprivileged
+// `postgres` user inside a folder of their own below it.
+chmodSync(temp, 0o711);
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], {
   cwd: root,
   stdio: 'inherit',
