@@ -268,7 +268,7 @@ export function passiveStatus(url: string, mode: 'disabled' | 'untrusted', rules
     error:
       mode === 'disabled'
         ? 'graph: disabled — node names not checked (10xgraph.server.enabled is false)'
-        : 'graph: not fetched in an untrusted workspace — node names not checked',
+        : 'graph: not fetched, this workspace is not trusted — node names not checked',
   };
 }
 
