@@ -47,3 +47,10 @@ describe('invalid-tool-name', () => {
     expectProblems(config(tool({ name: '"a_b", "name": ⟦"a b"⟧' })), CODE);
   });
 });
+
+test('a name with a long run of underscores is judged in linear time, with the suggestion trimmed', () => {
+  const name = `a${'_'.repeat(200_000)}b!`;
+  const problems = analyzeConfig(JSON.stringify({ agent: 'graph:app', remote_tools: [{ node: 'TOOL', name, description: 'Read the text of the clipboard.' }] })).problems.filter((p) => p.code === 'invalid-tool-name');
+  assert.equal(problems.length, 1);
+  assert.match(problems[0].message, new RegExp(`Use e\\.g\\. 'a_{63}'`));
+});
