@@ -8,6 +8,7 @@ import { cpus, totalmem, platform, release } from 'node:os';
 import { join } from 'node:path';
 import { benchAudit, plotAuditTimes } from './audit';
 import { benchRuntime } from './runtime';
+import { benchStore } from './store';
 
 type Section = { name: string; run: () => Promise<string> };
 
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
       },
     },
     { name: 'runtime', run: benchRuntime },
+    { name: 'store', run: () => benchStore(log) },
   ];
   const serverBench = await loadServerBench();
   if (serverBench) sections.push({ name: 'server', run: serverBench });
