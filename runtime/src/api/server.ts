@@ -276,15 +276,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const outcome: RunOutcome = { status: 'error', messages: [], pending: [] };
     let committed = false;
     // The lease is renewed while the run goes on; a renewal that fails is retried at the next tick.
-    const renewal = setInterval(() => {
+    const renewal = Number.isFinite(store.leaseMs) ? setInterval(() => {
       store.renew(threadId, runId).then(
         (held) => {
           if (!held) log.warn(`Run ${runId} on thread '${threadId}' no longer holds the thread's lock; its outcome will not be stored.`);
         },
         () => {},
       );
-    }, Math.max(50, Math.floor(store.leaseMs / 3)));
-    renewal.unref();
+    }, Math.max(50, Math.floor(store.leaseMs / 3))) : undefined;
+    renewal?.unref();
     emit({ event: 'metadata', data: { thread_id: threadId, run_id: runId } });
     try {
       for await (const event of graph.stream({ messages: request.messages }, { checkpoint: record.checkpoint, recursionLimit: request.recursionLimit, threadId, signal: stopRuns.signal })) {

@@ -20,7 +20,6 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import {
-  DEFAULT_LEASE_MS,
   pageOf,
   recordOf,
   rowValues,
@@ -62,8 +61,8 @@ interface CommitRow {
 export class SqliteThreadStore implements ThreadStore {
   readonly kind = 'sqlite' as const;
   readonly location: string;
-  /** Locks live in memory and die with the process; the lease only bounds nothing here. */
-  readonly leaseMs = DEFAULT_LEASE_MS;
+  /** Locks live in memory and die with the process: there is no lease to renew. */
+  readonly leaseMs = Number.POSITIVE_INFINITY;
   private readonly busyMs: number;
   private readonly db: Database.Database;
   private readonly holder?: Database.Database;
