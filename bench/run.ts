@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { benchAudit, plotAuditTimes } from './audit';
 import { benchAuditCli } from './auditCli';
 import { benchRuntime } from './runtime';
+import { benchStore } from './store';
 
 type Section = { name: string; run: () => Promise<string> };
 
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     { name: 'audit-cli', run: () => benchAuditCli(log) },
     { name: 'runtime', run: benchRuntime },
     { name: 'browser', run: async () => (await import('./browser')).benchBrowser(log) },
+    { name: 'store', run: () => benchStore(log) },
   ];
   const serverBench = await loadServerBench();
   if (serverBench) sections.push({ name: 'server', run: serverBench });

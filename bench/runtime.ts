@@ -102,7 +102,7 @@ export async function benchRuntime(): Promise<string> {
 }
 
 /** Runs `operation` `count` times from `clients` concurrent loops; latencies of successful runs only. */
-async function measure(operation: () => Promise<boolean>, clients: number, count: number): Promise<Measurement> {
+export async function measure(operation: () => Promise<boolean>, clients: number, count: number): Promise<Measurement> {
   const latencies: number[] = [];
   let issued = 0;
   let errors = 0;
@@ -141,7 +141,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** A bare request/response server: reads the body, answers a small JSON envelope. */
-async function startFloorServer(): Promise<{ server: Server; url: string }> {
+export async function startFloorServer(): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));

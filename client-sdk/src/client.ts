@@ -40,8 +40,10 @@ export interface RunOptions {
   recursion_limit?: number;
   /**
    * Aborts the requests and the running handlers, and cancels the remote calls the thread is
-   * left waiting for (`POST /v1/threads/{id}/cancel`), so the thread takes new messages. With a
-   * signal and no `thread_id`, the client names the new thread itself, so it can cancel it.
+   * left waiting for (`POST /v1/threads/{id}/cancel`), so the thread takes new messages. While the
+   * server still runs the thread the cancel is retried (10 s at most) before the call rejects with
+   * the signal's reason. With a signal and no `thread_id`, the client names the new thread itself,
+   * so it can cancel it.
    */
   signal?: AbortSignal;
 }

@@ -201,7 +201,7 @@ describe('PostgreSQL leases and schema', () => {
 describe('SQLite schema versions', () => {
   test('a database of a newer schema is refused', async () => {
     const path = join(folder, 'newer.sqlite');
-    new SqliteThreadStore(path).close();
+    await new SqliteThreadStore(path).close();
     const Database = (await import('better-sqlite3')).default;
     const raw = new Database(path);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);

@@ -14,7 +14,7 @@ import type { GraphDescription, GraphTools, Message, RemoteToolCall as RemoteCal
 import { validateResume } from '../graph/resume';
 import { ApiError, statusForRunError } from './errors';
 import { errorPayload, readJsonBody, sendData, sendError } from './http';
-import { LockLostError, SqliteThreadStore, StoreUnavailableError, type ThreadRecord, type ThreadStore } from './store/index';
+import { LockLostError, parseStoreTarget, SqliteThreadStore, StoreUnavailableError, type ThreadRecord, type ThreadStore } from './store/index';
 import { busy, handleThreadRoute, THREAD_ROUTE_PREFIX } from './threadRoutes';
 import { parseRunRequest, type RunRequest } from './validate';
 import { VERSION } from '../version';
@@ -94,7 +94,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const version = options.version ?? VERSION;
   const token = options.token ?? process.env.TENXGRAPH_TOKEN ?? '';
   const ownsStore = typeof options.db !== 'object';
-  const store: ThreadStore = typeof options.db === 'object' ? options.db : new SqliteThreadStore(options.db ?? ':memory:');
+  const store: ThreadStore = typeof options.db === 'object' ? options.db : openSqlite(options.db ?? ':memory:');
   const drainMs = options.drainMs ?? 10_000;
   const inFlight = new Set<Promise<unknown>>();
   // Aborts the runs still going when the drain time of `close()` is up.
@@ -268,15 +268,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const outcome: RunOutcome = { status: 'error', messages: [], pending: [] };
     let committed = false;
     // The lease is renewed while the run goes on; a renewal that fails is retried at the next tick.
-    const renewal = setInterval(() => {
+    const renewal = Number.isFinite(store.leaseMs) ? setInterval(() => {
       store.renew(threadId, runId).then(
         (held) => {
           if (!held) log.warn(`Run ${runId} on thread '${threadId}' no longer holds the thread's lock; its outcome will not be stored.`);
         },
         () => {},
       );
-    }, Math.max(50, Math.floor(store.leaseMs / 3)));
-    renewal.unref();
+    }, Math.max(50, Math.floor(store.leaseMs / 3))) : undefined;
+    renewal?.unref();
     emit({ event: 'metadata', data: { thread_id: threadId, run_id: runId } });
     try {
       for await (const event of graph.stream({ messages: request.messages }, { checkpoint: record.checkpoint, recursionLimit: request.recursionLimit, threadId, signal: stopRuns.signal })) {
@@ -412,6 +412,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       if (ownsStore) await store.close();
     },
   };
+}
+
+/** Opens the SQLite store a path names; a PostgreSQL URL needs `openThreadStore` (it connects asynchronously). */
+function openSqlite(path: string): ThreadStore {
+  const target = parseStoreTarget(path);
+  if (target.kind === 'postgres') throw new TypeError('createApiServer takes a SQLite path as `db`; open PostgreSQL with `await openThreadStore(url)` and pass the store.');
+  return new SqliteThreadStore(target.path);
 }
 
 /** A store failure as the answer to a request: 503 when the database is unavailable. */

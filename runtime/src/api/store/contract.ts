@@ -73,7 +73,7 @@ export interface ThreadStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Where the threads live, for messages (a file path, or a URL without its password). */
   readonly location: string;
-  /** How long a run lock lasts without renewal, in milliseconds. */
+  /** How long a run lock lasts without renewal, in milliseconds (infinite where locks die with the process). */
   readonly leaseMs: number;
   /**
    * Takes the run lock of a thread for `owner` (creating the thread when new) and reads it in the

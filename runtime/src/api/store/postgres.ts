@@ -135,13 +135,13 @@ export class PostgresThreadStore implements ThreadStore {
   }
 
   async acquire(threadId: string, owner: string): Promise<ThreadRecord | undefined> {
-    const { rows } = await this.query<Row>(SQL.acquire, [threadId, owner, this.leaseMs]);
+    const { rows } = await this.query<Row>('acquire', [threadId, owner, this.leaseMs]);
     const row = rows[0];
     return row && recordOf(threadId, row, true, row.bodies);
   }
 
   async renew(threadId: string, owner: string): Promise<boolean> {
-    return (await this.query(SQL.renew, [threadId, owner, this.leaseMs])).rowCount === 1;
+    return (await this.query('renew', [threadId, owner, this.leaseMs])).rowCount === 1;
   }
 
   async commit(threadId: string, owner: string, outcome: RunCommit): Promise<void> {
@@ -153,7 +153,7 @@ export class PostgresThreadStore implements ThreadStore {
       seqs.push(seq);
       bodies.push(JSON.stringify(messages[seq]));
     }
-    const { rows } = await this.query<{ updated: number }>(SQL.commit, [
+    const { rows } = await this.query<{ updated: number }>('commit', [
       threadId,
       owner,
       outcome.from,
@@ -170,31 +170,32 @@ export class PostgresThreadStore implements ThreadStore {
   }
 
   async release(threadId: string, owner: string): Promise<void> {
-    if ((await this.query(SQL.dropNew, [threadId, owner])).rowCount === 0) await this.query(SQL.release, [threadId, owner]);
+    if ((await this.query('dropNew', [threadId, owner])).rowCount === 0) await this.query('release', [threadId, owner]);
   }
 
   async load(threadId: string): Promise<ThreadRecord | undefined> {
-    const row = (await this.query<Row>(SQL.load, [threadId])).rows[0];
+    const row = (await this.query<Row>('load', [threadId])).rows[0];
     return row && recordOf(threadId, row, row.running, row.bodies);
   }
 
   async page(threadId: string, offset: number, limit: number): Promise<ThreadPage | undefined> {
-    const row = (await this.query<Row>(SQL.page, [threadId, offset, limit])).rows[0];
+    const row = (await this.query<Row>('page', [threadId, offset, limit])).rows[0];
     return row && pageOf(threadId, row, row.running, offset, row.bodies);
   }
 
   async delete(threadId: string): Promise<DeleteOutcome> {
-    if ((await this.query(SQL.delete, [threadId])).rowCount === 1) return 'deleted';
-    return (await this.query(SQL.exists, [threadId])).rowCount === 1 ? 'busy' : 'missing';
+    if ((await this.query('delete', [threadId])).rowCount === 1) return 'deleted';
+    return (await this.query('exists', [threadId])).rowCount === 1 ? 'busy' : 'missing';
   }
 
   async close(): Promise<void> {
     await this.pool.end().catch(() => {});
   }
 
-  private async query<R extends QueryResultRow>(text: string, values: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
+  private async query<R extends QueryResultRow>(name: keyof typeof SQL, values: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
     try {
-      return await this.pool.query<R>(text, values);
+      // Named, so each connection parses and plans a statement once and then only binds values.
+      return await this.pool.query<R>({ name: `tenxgraph_${name}`, text: SQL[name], values });
     } catch (error) {
       if (isConnectionError(error)) {
         throw new StoreUnavailableError(`The PostgreSQL database ${this.location} cannot be reached (${describePgError(error)}); try again once it is back.`, { cause: error });

@@ -6,6 +6,10 @@
  * process can run threads from the file, the run lock lives in this process's memory: it
  * cannot be left behind by a failed write.
  *
+ * Commits do not wait for checkpoints (which flush the write-ahead log into the file and fsync
+ * it): a worker thread with its own connection checkpoints in the background twice a second
+ * when there were commits, so a run's commit never stalls on a disk flush.
+ *
  * Another program may still hold the database (a backup, the `sqlite3` shell in a transaction).
  * Calls then retry without blocking the event loop, for at most `busyMs`, and fail with
  * `StoreUnavailableError` (the server answers 503).
@@ -14,8 +18,8 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Worker } from 'node:worker_threads';
 import {
-  DEFAULT_LEASE_MS,
   pageOf,
   recordOf,
   rowValues,
@@ -36,6 +40,9 @@ export interface SqliteStoreOptions {
   busyMs?: number;
 }
 
+/** How many recently run threads the store keeps parsed in memory. */
+const RECENT_THREADS = 1000;
+
 /** The default bound on waiting for a database another program holds. */
 export const DEFAULT_SQLITE_BUSY_MS = 1000;
 
@@ -54,12 +61,13 @@ interface CommitRow {
 export class SqliteThreadStore implements ThreadStore {
   readonly kind = 'sqlite' as const;
   readonly location: string;
-  /** Locks live in memory and die with the process; the lease only bounds nothing here. */
-  readonly leaseMs = DEFAULT_LEASE_MS;
+  /** Locks live in memory and die with the process: there is no lease to renew. */
+  readonly leaseMs = Number.POSITIVE_INFINITY;
   private readonly busyMs: number;
   private readonly db: Database.Database;
   private readonly holder?: Database.Database;
   private readonly locks = new Map<string, string>();
+  private readonly checkpointer?: Checkpointer;
   private readonly statements: {
     thread: Database.Statement<[string]>;
     messages: Database.Statement<[string]>;
@@ -69,8 +77,12 @@ export class SqliteThreadStore implements ThreadStore {
     remove: Database.Statement<[string]>;
     removeMessages: Database.Statement<[string]>;
   };
-  private readonly commitTransaction: (threadId: string, outcome: RunCommit) => void;
-  private readonly readTransaction: <T>(read: () => T) => T;
+  private readonly commitTransaction: (threadId: string, outcome: RunCommit, now: string) => void;
+  /**
+   * The threads last run, as their last commit left them: no other process writes the file, so
+   * the next run of a thread (a resume, most often) starts without reading and parsing it again.
+   */
+  private readonly recent = new Map<string, ThreadRecord>();
 
   /**
    * Opens (or creates) the store at `path` (`:memory:` for a throw-away one) and brings its schema
@@ -94,6 +106,10 @@ export class SqliteThreadStore implements ThreadStore {
         this.db.pragma('synchronous = NORMAL');
       }
       migrate(this.db, path);
+      if (!memory) {
+        this.db.pragma('wal_autocheckpoint = 0');
+        this.checkpointer = new Checkpointer(path, () => this.db.pragma('wal_checkpoint(PASSIVE)'));
+      }
     } catch (error) {
       this.holder?.close();
       if (error instanceof StoreOpenError) throw error;
@@ -113,20 +129,20 @@ export class SqliteThreadStore implements ThreadStore {
       remove: this.db.prepare('DELETE FROM threads WHERE thread_id = ?'),
       removeMessages: this.db.prepare('DELETE FROM messages WHERE thread_id = ?'),
     };
-    this.commitTransaction = this.db.transaction((threadId: string, outcome: RunCommit) => {
+    this.commitTransaction = this.db.transaction((threadId: string, outcome: RunCommit, now: string) => {
       const messages = outcome.checkpoint.state.messages;
       for (let seq = outcome.from; seq < messages.length; seq++) this.statements.append.run(threadId, seq, JSON.stringify(messages[seq]));
       const row = rowValues(outcome);
-      this.statements.upsert.run({ id: threadId, status: outcome.status, ...row, now: new Date().toISOString() });
+      this.statements.upsert.run({ id: threadId, status: outcome.status, ...row, now });
     });
-    const read = this.db.transaction((fn: () => unknown) => fn());
-    this.readTransaction = <T>(fn: () => T) => read(fn) as T;
   }
 
   async acquire(threadId: string, owner: string): Promise<ThreadRecord | undefined> {
     if (this.locks.has(threadId)) return undefined;
     this.locks.set(threadId, owner);
     try {
+      const cached = this.recent.get(threadId);
+      if (cached) return { ...cached, running: true };
       return { ...((await this.load(threadId)) ?? newRecord(threadId)), running: true };
     } catch (error) {
       this.locks.delete(threadId);
@@ -139,8 +155,13 @@ export class SqliteThreadStore implements ThreadStore {
   }
 
   async commit(threadId: string, owner: string, outcome: RunCommit): Promise<void> {
+    const createdAt = this.recent.get(threadId)?.createdAt;
+    this.recent.delete(threadId);
     try {
-      await this.retry(() => this.commitTransaction(threadId, outcome));
+      const now = new Date().toISOString();
+      await this.retry(() => this.commitTransaction(threadId, outcome, now));
+      this.checkpointer?.written();
+      this.remember(threadId, outcome, createdAt ?? now, now);
     } finally {
       this.releaseLock(threadId, owner);
     }
@@ -151,30 +172,28 @@ export class SqliteThreadStore implements ThreadStore {
   }
 
   async load(threadId: string): Promise<ThreadRecord | undefined> {
-    return this.retry(() =>
-      this.readTransaction(() => {
-        const row = this.statements.thread.get(threadId) as ThreadRow | undefined;
-        if (row) return recordOf(threadId, row, this.locks.has(threadId), this.statements.messages.all(threadId) as string[]);
-        // A new thread is written by its first run's commit; until then it exists while it runs.
-        return this.locks.has(threadId) ? { ...newRecord(threadId), running: true } : undefined;
-      }),
-    );
+    // No read transaction: this process is the only writer, and it writes synchronously.
+    return this.retry(() => {
+      const row = this.statements.thread.get(threadId) as ThreadRow | undefined;
+      if (row) return recordOf(threadId, row, this.locks.has(threadId), this.statements.messages.all(threadId) as string[]);
+      // A new thread is written by its first run's commit; until then it exists while it runs.
+      return this.locks.has(threadId) ? { ...newRecord(threadId), running: true } : undefined;
+    });
   }
 
   async page(threadId: string, offset: number, limit: number): Promise<ThreadPage | undefined> {
-    return this.retry(() =>
-      this.readTransaction(() => {
-        const row = this.statements.thread.get(threadId) as ThreadRow | undefined;
-        if (row) return pageOf(threadId, row, this.locks.has(threadId), offset, this.statements.messagesFrom.all(threadId, offset, limit) as string[]);
-        if (!this.locks.has(threadId)) return undefined;
-        const fresh = newRecord(threadId);
-        return { threadId, status: fresh.status, running: true, messageCount: 0, messages: [], offset, pending: [], createdAt: fresh.createdAt, updatedAt: fresh.updatedAt };
-      }),
-    );
+    return this.retry(() => {
+      const row = this.statements.thread.get(threadId) as ThreadRow | undefined;
+      if (row) return pageOf(threadId, row, this.locks.has(threadId), offset, this.statements.messagesFrom.all(threadId, offset, limit) as string[]);
+      if (!this.locks.has(threadId)) return undefined;
+      const fresh = newRecord(threadId);
+      return { threadId, status: fresh.status, running: true, messageCount: 0, messages: [], offset, pending: [], createdAt: fresh.createdAt, updatedAt: fresh.updatedAt };
+    });
   }
 
   async delete(threadId: string): Promise<DeleteOutcome> {
     if (this.locks.has(threadId)) return 'busy';
+    this.recent.delete(threadId);
     return this.retry(() =>
       this.db.transaction(() => {
         this.statements.removeMessages.run(threadId);
@@ -184,8 +203,31 @@ export class SqliteThreadStore implements ThreadStore {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.close();
+    // The last checkpoint leaves the file complete without its write-ahead log.
+    if (this.db.open && this.checkpointer) this.db.pragma('wal_checkpoint(TRUNCATE)');
     if (this.db.open) this.db.close();
     if (this.holder?.open) this.holder.close();
+  }
+
+  /** Keeps a committed thread in `recent`, the oldest dropped past `RECENT_THREADS`. */
+  private remember(threadId: string, outcome: RunCommit, createdAt: string, updatedAt: string): void {
+    const waiting = outcome.status === 'waiting';
+    this.recent.set(threadId, {
+      threadId,
+      status: outcome.status,
+      running: false,
+      checkpoint: {
+        state: outcome.checkpoint.state,
+        ...(waiting && outcome.checkpoint.interruptedAt !== undefined ? { interruptedAt: outcome.checkpoint.interruptedAt } : {}),
+        pending: waiting ? outcome.checkpoint.pending : [],
+      },
+      messageCount: outcome.checkpoint.state.messages.length,
+      ...(outcome.error ? { lastError: outcome.error } : {}),
+      createdAt,
+      updatedAt,
+    });
+    if (this.recent.size > RECENT_THREADS) this.recent.delete(this.recent.keys().next().value as string);
   }
 
   private releaseLock(threadId: string, owner: string): void {
@@ -213,6 +255,85 @@ export class SqliteThreadStore implements ThreadStore {
         throw error;
       }
     }
+  }
+}
+
+/** How often the background checkpoint runs when there were commits. */
+const CHECKPOINT_EVERY_MS = 500;
+
+/** The checkpoint worker: its own connection to the file, one PASSIVE checkpoint per message. */
+const CHECKPOINT_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const db = new Database(workerData.path);
+db.pragma('busy_timeout = 0');
+parentPort.on('message', (message) => {
+  if (message === 'close') {
+    db.close();
+    parentPort.close();
+    return;
+  }
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Busy or failing now: the next round tries again.
+  }
+  parentPort.postMessage('done');
+});
+`;
+
+/**
+ * Runs checkpoints off the event loop: in a worker thread when one can start, else (as a
+ * fallback) on the main connection, on a timer either way, never inside a commit.
+ */
+class Checkpointer {
+  private dirty = false;
+  private busy = false;
+  private worker?: Worker;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(path: string, inline: () => void) {
+    try {
+      this.worker = new Worker(CHECKPOINT_WORKER, { eval: true, workerData: { path, module: require.resolve('better-sqlite3') } });
+      this.worker.unref();
+      this.worker.on('message', () => (this.busy = false));
+      this.worker.on('error', () => {
+        this.worker = undefined;
+        this.busy = false;
+      });
+    } catch {
+      this.worker = undefined;
+    }
+    this.timer = setInterval(() => {
+      if (!this.dirty || this.busy) return;
+      this.dirty = false;
+      if (this.worker) {
+        this.busy = true;
+        this.worker.postMessage('checkpoint');
+      } else {
+        try {
+          inline();
+        } catch {
+          // Busy now: the next round tries again.
+        }
+      }
+    }, CHECKPOINT_EVERY_MS);
+    this.timer.unref();
+  }
+
+  /** Notes a commit: the next round checkpoints. */
+  written(): void {
+    this.dirty = true;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    const worker = this.worker;
+    this.worker = undefined;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.postMessage('close');
+    await Promise.race([exited, sleep(2000).then(() => worker.terminate())]);
   }
 }
 
