@@ -14,6 +14,7 @@ import { loadAgentGraph } from '../../runtime/src/api/index';
 import { formatProblemLine } from '../../runtime/src/rules/problemText';
 import { analyzeConfig } from '../../runtime/src/rules/index';
 import { ROOT } from './serverHelpers';
+import { poll } from '../support/poll';
 
 const CLI = resolve(ROOT, 'runtime', 'dist', 'cli.js');
 // The quick start's graph, copied beside the configs (an agent module must be inside the
@@ -138,7 +139,9 @@ describe('10xgraph api (the built CLI)', () => {
     });
     try {
       assert.match(stdout, /^Attached 2 configured remote tools \(to TOOL\)$/m);
-      assert.match(stderr, /^ok\.json:6:15: warning \[invalid-tool-name\] /m);
+      // The warnings go to stderr before "Listening on" goes to stdout, but two pipes may deliver
+      // in either order: wait for them.
+      await poll('the warning on stderr', () => /^ok\.json:6:15: warning \[invalid-tool-name\] /m.test(stderr), 10_000);
       assert.doesNotMatch(stderr, /vague-description|information/);
       const ping = await fetch(`${url}/ping`);
       assert.equal(ping.status, 200);

@@ -73,10 +73,13 @@ export interface PreparedAgent {
   attached: Map<string, number>;
 }
 
+// Log lines may quote what clients sent (a thread id) or what a failure said: each entry is
+// written as one line, its control characters escaped (a stack trace's line breaks included),
+// so no entry can forge another or a CI command, or drive the terminal.
 const defaultLog: ApiLogger = {
-  info: (line) => process.stdout.write(line + '\n'),
-  warn: (line) => process.stderr.write(line + '\n'),
-  error: (line) => process.stderr.write(line + '\n'),
+  info: (line) => process.stdout.write(escapeControl(line) + '\n'),
+  warn: (line) => process.stderr.write(escapeControl(line) + '\n'),
+  error: (line) => process.stderr.write(escapeControl(line) + '\n'),
 };
 
 /**
