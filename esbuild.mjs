@@ -11,8 +11,9 @@ const watch = process.argv.includes('--watch');
 const bundles = [
   // The CLI (`10xgraph audit`, `10xgraph api`). Native and compiler packages stay external:
   // better-sqlite3 has a binary addon, esbuild compiles the agent module at run time.
+  // json-schema-to-typescript (with its formatter) is loaded by `10xgraph types` only.
   // It ships in the `10xgraph` package (runtime/bin/10xgraph.js loads it), hence runtime/dist/.
-  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild'] },
+  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'json-schema-to-typescript'] },
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
   { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'ws', 'ajv', 'jsonc-parser', '10xgraph-client'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
@@ -73,7 +74,7 @@ for (const { entry, ...options } of bundles) {
     await ctx.watch();
     contexts.push(ctx);
   } else {
-    await writeAtomically(await esbuild.build({ ...config, write: false }));
+    writeAtomically(await esbuild.build({ ...config, write: false }));
   }
 }
 if (watch) console.log('esbuild: watching');
