@@ -10,11 +10,12 @@ const watch = process.argv.includes('--watch');
 /** @type {Array<import('esbuild').BuildOptions & {entry: string}>} */
 const bundles = [
   // The CLI (`10xgraph audit`, `10xgraph api`). Native and compiler packages stay external:
-  // better-sqlite3 has a binary addon, esbuild compiles the agent module at run time. ajv and ws
+  // better-sqlite3 has a binary addon, esbuild compiles the agent module at run time. ajv, ws and pg
   // (dependencies of the runtime package) stay external too, so a plain audit, which needs
-  // neither, does not pay for compiling them at start-up. It ships in the `10xgraph` package
+  // none of them, does not pay for compiling them at start-up; json-schema-to-typescript (with its
+  // formatter) is loaded by `10xgraph types` only. It ships in the `10xgraph` package
   // (runtime/bin/10xgraph.js loads it), hence runtime/dist/.
-  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws'] },
+  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'json-schema-to-typescript'] },
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
   { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'jsonc-parser', '10xgraph-client'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
@@ -75,7 +76,7 @@ for (const { entry, ...options } of bundles) {
     await ctx.watch();
     contexts.push(ctx);
   } else {
-    await writeAtomically(await esbuild.build({ ...config, write: false }));
+    writeAtomically(await esbuild.build({ ...config, write: false }));
   }
 }
 if (watch) console.log('esbuild: watching');

@@ -58,8 +58,11 @@ if (!vsixOnly) {
   step('type declarations: tsc -b', process.execPath, [tsc, '-b', 'client-sdk', 'runtime']);
   for (const folder of ['client-sdk', 'runtime']) {
     const types = join(root, folder, 'dist', 'types');
-    rmSync(types, { recursive: true, force: true }); // no declarations of deleted sources
-    step(`type declarations → ${folder}/dist/types`, process.execPath, [tsc, '-p', folder, '--outDir', types, '--tsBuildInfoFile', join(root, 'node_modules', '.tsout', `${folder}.package.tsbuildinfo`)]);
+    const buildInfo = join(root, 'node_modules', '.tsout', `${folder}.package.tsbuildinfo`);
+    // From scratch: no declarations of deleted sources, and no build info that would skip files.
+    rmSync(types, { recursive: true, force: true });
+    rmSync(buildInfo, { force: true });
+    step(`type declarations → ${folder}/dist/types`, process.execPath, [tsc, '-p', folder, '--outDir', types, '--tsBuildInfoFile', buildInfo]);
   }
 }
 

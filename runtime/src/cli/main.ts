@@ -14,6 +14,8 @@ commands:
         runs the agent module's code unless --no-graph or --graph-url is given
   api [--config FILE] [--host 127.0.0.1] [--port 8000] [--db FILE]
         check the config, load the agent module and serve the graph over HTTP and WebSocket
+  types [FILE] [--out FILE]
+        write TypeScript types of the remote tools' arguments, for TenxGraphClient<RemoteTools>
 
 Run '10xgraph <command> --help' for a command's options.`;
 
@@ -24,8 +26,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'audit':
       return runAudit(rest);
     case 'api':
-      // The server (HTTP, WebSocket, SQLite) loads only for `api`: `audit` starts faster without it.
+      // The server (HTTP, WebSocket, the thread stores) loads only for `api`: `audit` starts faster without it.
       return (await import('./api')).runApi(rest);
+    case 'types':
+      return (await import('./types')).runTypes(rest);
     case undefined:
     case '-h':
     case '--help':
