@@ -2,7 +2,7 @@ import { preview, readNdjson } from './chunks';
 import { CLIENT_ERROR_CODES, TenxGraphError } from './errors';
 import { Message } from './message';
 import { ToolExecutor } from './toolExecutor';
-import type { ToolHandler, ToolHandlerOptions } from './toolExecutor';
+import type { AnyToolArgs, ToolHandler, ToolHandlerOptions } from './toolExecutor';
 import { DEFAULT_RECURSION_LIMIT, newId, type GraphDescription, type GraphTools, type InvokeData, type RemoteToolCall, type StreamChunk } from './wire';
 import { WsConnection } from './wsConnection';
 import type { WebSocketConstructor } from './wsConnection';
@@ -61,8 +61,12 @@ interface RunBody {
  * 10xgraph.json; `invoke` and `stream` then run the remote-tool loop: when the graph stops on
  * remote calls, the client runs their handlers concurrently, sends the results on the same
  * thread and goes on until the graph finishes.
+ *
+ * `Tools` maps each remote tool's name to its arguments (`TenxGraphClient<RemoteTools>` with the
+ * types `10xgraph types` generates): a misspelt tool name or a wrong argument type is then a
+ * compile error. Without it any name is accepted and arguments are loosely typed.
  */
-export class TenxGraphClient {
+export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>> {
   /** The executor behind `registerToolHandler`: usable directly to run calls by hand. */
   readonly tools: ToolExecutor;
   private readonly baseUrl: string;
@@ -86,8 +90,10 @@ export class TenxGraphClient {
   }
 
   /** Registers the handler of remote tool `name` (replacing an earlier one). Returns the client, for chaining. */
-  registerToolHandler(name: string, handler: ToolHandler, options: ToolHandlerOptions = {}): this {
-    this.tools.register(name, handler, options);
+  registerToolHandler<Name extends keyof Tools & string>(name: Name, handler: ToolHandler<Tools[Name]>, options: ToolHandlerOptions = {}): this {
+    // The executor runs calls by name whatever their arguments; the model's arguments are trusted
+    // to match the schema the server offered it, as the generated types assume.
+    this.tools.register(name, handler as ToolHandler, options);
     return this;
   }
 

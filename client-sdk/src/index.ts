@@ -6,7 +6,7 @@ export { TenxGraphClient, DEFAULT_BASE_URL } from './client';
 export { DEFAULT_RECURSION_LIMIT } from './wire';
 export type { TenxGraphClientOptions, RunOptions, StreamOptions, InvokeResult, FetchLike } from './client';
 export { ToolExecutor, describeThrown, toJsonValue } from './toolExecutor';
-export type { ToolHandler, ToolHandlerOptions, ToolCallContext, ToolExecutorOptions, ExecuteContext } from './toolExecutor';
+export type { AnyToolArgs, ToolHandler, ToolHandlerOptions, ToolCallContext, ToolExecutorOptions, ExecuteContext } from './toolExecutor';
 export { TenxGraphError, CLIENT_ERROR_CODES } from './errors';
 export { Message } from './message';
 export type { WebSocketLike, WebSocketConstructor } from './wsConnection';

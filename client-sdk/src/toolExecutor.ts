@@ -14,10 +14,17 @@ export interface ToolCallContext {
 }
 
 /**
+ * The arguments of a tool whose schema the client does not know: any JSON object. Its values are
+ * `any`, not `unknown`, so that handlers written without generated types (`args.timeout_ms ||
+ * 10000` passed to `setTimeout`) type-check under `strict`; `10xgraph types` gives exact ones.
+ */
+export type AnyToolArgs = Record<string, any>;
+
+/**
  * A remote tool's implementation: takes the model's arguments and returns any JSON-serialisable
  * value (sync or async). Throwing reports a failed result to the model; the loop goes on.
  */
-export type ToolHandler = (args: Record<string, unknown>, context: ToolCallContext) => unknown;
+export type ToolHandler<Args = AnyToolArgs> = (args: Args, context: ToolCallContext) => unknown;
 
 /** Per-handler options. */
 export interface ToolHandlerOptions {

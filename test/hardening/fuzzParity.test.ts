@@ -287,12 +287,12 @@ interface CliRun {
 }
 
 /**
- * Runs `node dist/cli.js ...args` in `cwd`. When `ready(stdout)` turns true (the server listens),
+ * Runs `node runtime/dist/cli.js ...args` in `cwd`. When `ready(stdout)` turns true (the server listens),
  * it is sent SIGTERM; it is killed if it has not exited within 30 s.
  */
 function runCli(cwd: string, args: string[], ready: (stdout: string) => boolean): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist', 'cli.js'), ...args], { cwd, env: { ...process.env, TENXGRAPH_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'runtime', 'dist', 'cli.js'), ...args], { cwd, env: { ...process.env, TENXGRAPH_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let listened = false;

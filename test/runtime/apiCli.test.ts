@@ -15,7 +15,7 @@ import { formatProblemLine } from '../../runtime/src/rules/problemText';
 import { analyzeConfig } from '../../runtime/src/rules/index';
 import { ROOT } from './serverHelpers';
 
-const CLI = resolve(ROOT, 'dist', 'cli.js');
+const CLI = resolve(ROOT, 'runtime', 'dist', 'cli.js');
 const AGENT = `${resolve(ROOT, 'examples', 'quickstart', 'graph')}:app`;
 const folder = mkdtempSync(join(tmpdir(), '10xgraph-api-cli-'));
 
