@@ -145,6 +145,40 @@ export interface GraphTools {
 
 // ---- builders --------------------------------------------------------------------------------
 
+/** The `data` of `GET /v1/threads/{id}`: the thread's status and one page of its messages. */
+export interface ThreadData {
+  thread_id: string;
+  /** `new` (no run finished yet), `completed` or `waiting` (for `pending_remote_calls`). */
+  status: 'new' | 'completed' | 'waiting';
+  /** Whether a run holds the thread now. */
+  running: boolean;
+  message_count: number;
+  /** The messages from `page.offset` on, at most `page.limit`. */
+  messages: Message[];
+  pending_remote_calls: RemoteToolCall[];
+  last_error: { code: string; message: string } | null;
+  created_at: string;
+  updated_at: string;
+  /** `next_offset` is the offset of the next page, or null on the last one. */
+  page: { offset: number; limit: number; next_offset: number | null };
+}
+
+/** The `data` of `POST /v1/threads/{id}/cancel`. */
+export interface CancelThreadData {
+  thread_id: string;
+  status: 'new' | 'completed' | 'waiting';
+  /** The ids of the calls answered with a failed "cancelled" result (empty when none waited). */
+  cancelled_calls: string[];
+  /** The tool message holding those results, or null. */
+  message: Message | null;
+}
+
+/** The `data` of `DELETE /v1/threads/{id}`. */
+export interface DeleteThreadData {
+  thread_id: string;
+  deleted: true;
+}
+
 /** A fresh random identifier: `crypto.randomUUID` where the platform has it, random hex elsewhere. */
 export function newId(): string {
   const cryptoApi = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
