@@ -204,12 +204,10 @@ export class ProjectService {
   sourceDiagnostics(uri: string): { version: number; resultId: string; items: Diagnostic[] } | undefined {
     const state = this.sourceState(uri);
     if (!state) return undefined;
-    const snapshot = this.snapshot();
-    return {
-      version: state.version,
-      resultId: `src|${state.version}|${snapshot.generation}`,
-      items: undeclaredHandlerDiagnostics(state.facts, snapshot, state.lines, state.version),
-    };
+    const items = undeclaredHandlerDiagnostics(state.facts, this.snapshot(), state.lines, state.version);
+    // The id follows what is reported (the project changes more often than a source's diagnostics).
+    const key = items.map((d) => `${d.range.start.line}:${d.range.start.character}:${d.message}`).join('\n');
+    return { version: state.version, resultId: `src|${state.version}|${key}`, items };
   }
 
   /** The project diagnostics of a config (remote tools without a handler). */

@@ -15,7 +15,8 @@ import {
   DidChangeConfigurationNotification,
   type DocumentDiagnosticReport,
   DocumentDiagnosticReportKind,
-  type DocumentFormattingRegistrationOptions,
+  type TextDocumentRegistrationOptions,
+  type WorkDoneProgressOptions,
   type InitializeParams,
   type InitializeResult,
   LSPErrorCodes,
@@ -271,19 +272,19 @@ class TenxGraphServer {
         ...(this.pull ? { diagnosticProvider: { identifier: '10xgraph', interFileDependencies: true, workspaceDiagnostics: false } } : {}),
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
         completionProvider: { triggerCharacters: ['"', ':', "'", '`'], resolveProvider: false },
-        hoverProvider: true,
-        documentSymbolProvider: { label: '10xgraph' },
-        // Sources (.ts, .js) may be synced too (the handler diagnostics): formatting stays with the configs,
-        // so that the editor never sees a second formatter of TypeScript.
+        // Sources (.ts, .js) may be synced too (handler diagnostics, completion, navigation, rename): the
+        // features of configs alone say so, so that TypeScript never gets a second formatter, outline or folding.
+        hoverProvider: this.configSelector(),
+        documentSymbolProvider: { label: '10xgraph', ...this.configSelector() },
         documentFormattingProvider: this.configSelector(),
         documentRangeFormattingProvider: this.configSelector(),
         definitionProvider: true,
         referencesProvider: true,
         renameProvider: { prepareProvider: true },
-        codeLensProvider: { resolveProvider: false },
-        documentLinkProvider: { resolveProvider: false },
-        foldingRangeProvider: true,
-        selectionRangeProvider: true,
+        codeLensProvider: { resolveProvider: false, ...this.configSelector() },
+        documentLinkProvider: { resolveProvider: false, ...this.configSelector() },
+        foldingRangeProvider: this.configSelector(),
+        selectionRangeProvider: this.configSelector(),
         executeCommandProvider: { commands: [RefreshGraphCommand.command] },
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
@@ -512,14 +513,20 @@ class TenxGraphServer {
       if (state.fromSource && (p.code === 'node-not-found' || p.code === 'node-not-tool-node')) diagnostic.message += readFromSourceNote(state.fromSource.file);
       return diagnostic;
     });
-    // A text that is not JSON gets its syntax errors first, as from the rule set: the project is judged once it parses.
-    if (state.analysis.flatTree) diagnostics.push(...graphNotReadDiagnostic(state.config(), state.unreadSource), ...this.project.configDiagnostics(state.uri, state.config()));
-    return diagnostics;
+    return [...diagnostics, ...this.projectDiagnosticsOf(state)];
   }
 
-  /** What a pulled report of `state` depends on: the state and the project's names. */
+  /** The project's diagnostics of a config (handlers, the graph read from the source). */
+  private projectDiagnosticsOf(state: DocumentState): Diagnostic[] {
+    // A text that is not JSON gets its syntax errors first, as from the rule set: the project is judged once it parses.
+    if (!state.analysis?.flatTree) return [];
+    return [...graphNotReadDiagnostic(state.config(), state.unreadSource), ...this.project.configDiagnostics(state.uri, state.config())];
+  }
+
+  /** What a pulled report of `state` depends on: the state, and where the project's diagnostics are (their text follows from both). */
   private reportIdOf(state: DocumentState): string {
-    return `${state.resultId}|p${this.project.generation}`;
+    const project = this.projectDiagnosticsOf(state).map((d) => `${d.code}@${d.range.start.line}:${d.range.start.character}`);
+    return `${state.resultId}|${project.join(',')}`;
   }
 
   private contentChanged(uri: string): void {
@@ -717,8 +724,11 @@ class TenxGraphServer {
     if (status) this.sendStatus(status);
   }
 
-  /** Formatting is for configs only: the globs of `10xgraph.files`, as the extension selects them. */
-  private configSelector(): DocumentFormattingRegistrationOptions {
+  /**
+   * The features of configs alone are registered for the globs of `10xgraph.files` (as the extension
+   * selects configs); clients that ignore a selector in static options just see the feature enabled.
+   */
+  private configSelector(): TextDocumentRegistrationOptions & WorkDoneProgressOptions {
     return { documentSelector: this.fallback.files.map((pattern) => ({ scheme: 'file', pattern })) };
   }
 
