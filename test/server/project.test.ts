@@ -351,3 +351,45 @@ describe('a graph with a computed node name', () => {
     assert.deepEqual(locations, []);
   });
 });
+
+describe('the project in pull mode', () => {
+  let client: TestClient;
+  const ws = tempFolder('10xgraph-project-pull-');
+  const config = join(ws, '10xgraph.json');
+  const clientTs = join(ws, 'client.ts');
+
+  before(async () => {
+    cpSync(FIXTURE, ws, { recursive: true });
+    client = await TestClient.start({ pull: true, workspaceFolders: [{ uri: fileUri(ws), name: 'pull' }], initializationOptions: { settings: { server: { enabled: false } } } });
+  });
+  after(async () => {
+    await client.stop();
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  test('configs and sources pull the project diagnostics; a file event asks the client to pull again', async () => {
+    const configText = readFileSync(config, 'utf8');
+    await client.open(fileUri(config), configText);
+    await client.open(fileUri(clientTs), readFileSync(clientTs, 'utf8'), 'typescript');
+    type Full = { kind: string; resultId?: string; items: Diagnostic[] };
+    const first = await waitFor(async () => {
+      const report = (await client.pull(fileUri(config))) as Full;
+      return report.items.some((d) => d.code === 'handler-missing') ? report : undefined;
+    }, 'handler-missing in a pulled report');
+    assert.deepEqual(codes(first.items), ['handler-missing']);
+    assert.equal(((await client.pull(fileUri(config), first.resultId)) as Full).kind, 'unchanged');
+    const source = (await client.pull(fileUri(clientTs))) as Full;
+    assert.deepEqual(codes(source.items), ['handler-undeclared']);
+    assert.equal(((await client.pull(fileUri(clientTs), source.resultId)) as Full).kind, 'unchanged');
+    // A handler appears on disk: the client is asked to pull again, and the tool has its handler.
+    const refreshes = client.refreshRequests;
+    const extra = join(ws, 'notes.ts');
+    writeFileSync(extra, "client.registerToolHandler('search_notes', () => []);\n");
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(extra), type: FileChangeType.Created }] });
+    await waitFor(() => client.refreshRequests > refreshes, 'a workspace/diagnostic/refresh request');
+    const after = (await client.pull(fileUri(config), first.resultId)) as Full;
+    assert.equal(after.kind, 'full');
+    assert.deepEqual(after.items, []);
+    assert.deepEqual(client.published, [], 'nothing was pushed to a pull client');
+  });
+});
