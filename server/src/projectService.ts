@@ -237,7 +237,10 @@ export class ProjectService {
       const next = agentSourceOf(file, facts);
       // The same object while nothing changed, so states that compare by identity stay cached.
       const previous = entry?.settled;
-      return previous && JSON.stringify(previous) === JSON.stringify(next) ? previous : next;
+      if (previous && JSON.stringify(previous) === JSON.stringify(next)) return previous;
+      // Documents were answered with the previous module meanwhile: they are judged again.
+      if (previous !== undefined) setImmediate(() => this.host.changed());
+      return next;
     })().catch(() => undefined);
     const fresh: { generation: number; value: Promise<AgentSource | undefined>; settled?: AgentSource | null } = { generation, value };
     this.agents.set(key, fresh);

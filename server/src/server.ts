@@ -460,7 +460,8 @@ class TenxGraphServer {
     if (cached && cached.resultId === resultId && cached.text === text && cached.agents === agents && cached.fromSource === fromSource && cached.unreadSource === unreadSource) return cached;
     const options = this.auditOptions(graph, agents.candidates);
     const analysis = analyzeConfig(text, options);
-    const agentSpec = agentSpecOf(analysis) ?? agentHint;
+    // A text that is not JSON keeps the last `agent` read; a JSON text without one has none.
+    const agentSpec = analysis.flatTree ? agentSpecOf(analysis) : agentHint;
     // The graph read from the source was the one of another `agent` (the value just changed): read the right one.
     if (agentSpec !== agentHint && attempt < 2) {
       this.agentHints.set(uri, agentSpec);

@@ -226,6 +226,15 @@ describe('the project: config, agent module and handlers', () => {
     const notToolNode = diagnostics.find((d) => d.code === 'node-not-tool-node')!;
     assert.deepEqual(notToolNode.range, rangeOf(wrong, '"agent"', 1));
     assert.match(notToolNode.message, /'agent'.* is a model node, not a ToolNode.*graph read from graph\.ts/);
+    // graph.ts changes on disk: the graph read from it follows.
+    const graphText = readFileSync(graphTs, 'utf8');
+    writeFileSync(graphTs, graphText.replace(".addNode('TOOL', tools)", ".addNode('TOOL', tools)\n  .addNode('TOOLS', new ToolNode([]))"));
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(graphTs), type: FileChangeType.Changed }] });
+    const judgedAgain = await client.pushed(uri, version, (d) => !d.some((x) => x.code === 'node-not-found'));
+    assert.deepEqual(codes(judgedAgain).filter((c) => String(c).startsWith('node-')), ['node-not-tool-node']);
+    writeFileSync(graphTs, graphText);
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(graphTs), type: FileChangeType.Changed }] });
+    await client.pushed(uri, version, (d) => d.some((x) => x.code === 'node-not-found'));
     const restored = await client.change(uri, configText);
     await client.pushed(uri, restored, (d) => !d.some((x) => x.code === 'node-not-found'));
   });
