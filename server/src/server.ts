@@ -680,6 +680,7 @@ class TenxGraphServer {
       status: this.statusOf(state),
       agentModules: state.agents.modules,
       now: this.now(),
+      ...(state.fromSource ? { sourceFile: basename(state.fromSource.file) } : {}),
     });
   }
 

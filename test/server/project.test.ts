@@ -22,6 +22,7 @@ import {
   DocumentLinkRequest,
   FileChangeType,
   FoldingRangeRequest,
+  HoverRequest,
   type Location,
   PrepareRenameRequest,
   type Range,
@@ -226,6 +227,9 @@ describe('the project: config, agent module and handlers', () => {
     const notToolNode = diagnostics.find((d) => d.code === 'node-not-tool-node')!;
     assert.deepEqual(notToolNode.range, rangeOf(wrong, '"agent"', 1));
     assert.match(notToolNode.message, /'agent'.* is a model node, not a ToolNode.*graph read from graph\.ts/);
+    // Hover says which graph judged.
+    const hover = await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: inside(wrong, '"agent"', 1) });
+    assert.match(JSON.stringify(hover?.contents), /is a model node in the graph read from graph\.ts \(its source, not run; no server graph is in use\)/);
     // graph.ts changes on disk: the graph read from it follows.
     const graphText = readFileSync(graphTs, 'utf8');
     writeFileSync(graphTs, graphText.replace(".addNode('TOOL', tools)", ".addNode('TOOL', tools)\n  .addNode('TOOLS', new ToolNode([]))"));
