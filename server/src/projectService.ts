@@ -58,6 +58,8 @@ export interface ProjectHost {
   /** The project changed: diagnostics of open documents may change. */
   changed: () => void;
   limits?: IndexLimits;
+  /** Resolves when the index may read its next file (see `ProjectIndex`). */
+  pause?: () => Promise<void>;
 }
 
 /** What a config's state tells the project features. */
@@ -101,7 +103,7 @@ export class ProjectService {
   private readonly parsing = new Set<string>();
 
   constructor(private readonly host: ProjectHost) {
-    this.index = new ProjectIndex({ limits: host.limits, log: host.log, changed: () => host.changed() });
+    this.index = new ProjectIndex({ limits: host.limits, log: host.log, changed: () => host.changed(), pause: host.pause });
   }
 
   /** Asks the client to report file events of sources, configs and `.gitignore` files (when it can register watchers). */

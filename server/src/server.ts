@@ -69,6 +69,8 @@ export interface ServerEnvironment {
 const CONFIGURATION_TIMEOUT_MS = 5000;
 // A save right after a fetch does not fetch again (autosave can save on every pause).
 const SAVE_REFETCH_GAP_MS = 2000;
+// After an edit, the project index waits this long before its next file.
+const GIVE_WAY_MS = 10;
 // Agent modules older than this are read again (in the background) when next asked for.
 const AGENT_MODULES_TTL_MS = 10_000;
 
@@ -155,6 +157,8 @@ class TenxGraphServer {
   private readonly project: ProjectService;
   private watchedFiles = false;
   private readonly lastStatus = new Map<string, StatusParams>();
+  /** When a document last changed: the project index gives way to typing. */
+  private lastEdit = 0;
   /** Per server URL, the open configs judged on a graph read from their agent module. */
   private readonly sourceGraphs = new Map<string, Map<string, AgentSource>>();
   /** The `agent` of a document whose value changed, for the next read of its state. */
@@ -171,7 +175,7 @@ class TenxGraphServer {
       candidatesChanged: () => this.refreshDiagnostics(),
       log: (m) => this.log(m),
     });
-    this.project = new ProjectService({ connection, documents: this.documents, log: (m) => this.log(m), changed: () => this.refreshDiagnostics() });
+    this.project = new ProjectService({ connection, documents: this.documents, log: (m) => this.log(m), changed: () => this.refreshDiagnostics(), pause: () => this.giveWay() });
   }
 
   private log(message: string): void {
@@ -531,6 +535,7 @@ class TenxGraphServer {
   }
 
   private contentChanged(uri: string): void {
+    this.lastEdit = this.now();
     if (this.project.isSource(uri)) this.project.sourceChanged(uri);
     if (!this.pull) this.schedulePush(uri);
   }
@@ -743,6 +748,18 @@ class TenxGraphServer {
   /** Runs a project request with the config view of `uri` (undefined for a source). */
   private async withConfig<R>(uri: string, run: (view: ConfigView | undefined) => R | Promise<R>): Promise<R> {
     return run(this.project.isSource(uri) ? undefined : await this.configView(uri));
+  }
+
+  /**
+   * Resolves when the project index may read its next file: at once (next turn of the event loop)
+   * unless a document changed in the last few milliseconds, then once that many have passed, so
+   * that the diagnostics of the next keystroke rarely wait behind a parse. One wait per file at most:
+   * typing slows the index, never stops it.
+   */
+  private giveWay(): Promise<void> {
+    const since = this.now() - this.lastEdit;
+    if (since >= GIVE_WAY_MS || since < 0) return new Promise((resolve) => setImmediate(resolve));
+    return new Promise((resolve) => setTimeout(resolve, GIVE_WAY_MS - since));
   }
 
   /** Indexes the workspace folders with their settings (again when they changed). */
