@@ -742,7 +742,11 @@ class TenxGraphServer {
   /** What the project features need of an open config, or undefined when `uri` is not one. */
   private async configView(uri: string): Promise<ConfigView | undefined> {
     const state = await this.checkedStateOf(uri);
-    return state ? { uri, text: state.text, lines: state.lines, facts: state.config() } : undefined;
+    if (!state) return undefined;
+    const view = { uri, text: state.text, lines: state.lines, facts: state.config() };
+    // A request right after an edit sees this version's declarations in the project too (exact ranges for a rename).
+    this.project.configChanged(view);
+    return view;
   }
 
   /** Runs a project request with the config view of `uri` (undefined for a source). */

@@ -268,6 +268,13 @@ describe('the project: config, agent module and handlers', () => {
       [uri]: [{ range: rangeOf(configText, 'read_clipboard'), newText: 'read_text' }],
       [fileUri(clientTs)]: [{ range: rangeOf(clientText, 'read_clipboard'), newText: 'read_text' }],
     } satisfies Record<string, TextEdit[]>);
+    // Right after an edit that moves the tool, the rename's ranges are those of the new text.
+    const shifted = `\n\n${configText}`;
+    const shiftedVersion = await client.change(uri, shifted);
+    const moved = (await client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position: inside(shifted, '"read_clipboard"'), newName: 'read_text' })) as WorkspaceEdit;
+    assert.deepEqual(moved.changes?.[uri], [{ range: rangeOf(shifted, 'read_clipboard'), newText: 'read_text' }]);
+    await client.pushed(uri, shiftedVersion);
+    await client.pushed(uri, await client.change(uri, configText));
     await assert.rejects(
       client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position, newName: 'read clipboard' }),
       /has characters other than letters, digits, _ and -/,
