@@ -340,6 +340,15 @@ describe('the project: config, agent module and handlers', () => {
     unlinkSync(extra);
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(extra), type: FileChangeType.Deleted }] });
     await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'handler-missing'));
+    // Events for what is not a file, not in the workspace, or gone already are ignored.
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, {
+      changes: [
+        { uri: 'untitled:Untitled-1', type: FileChangeType.Created },
+        { uri: 'file:///nowhere/at/all.ts', type: FileChangeType.Changed },
+        { uri: fileUri(join(ws, 'vanished.ts')), type: FileChangeType.Created },
+      ],
+    });
+    assert.equal((await request.references(uri, position)).length, 2);
     assert.ok(client.alive);
   });
 });
