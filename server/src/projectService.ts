@@ -213,9 +213,12 @@ export class ProjectService {
   }
 
   /** The project diagnostics of a config (remote tools without a handler). */
-  configDiagnostics(uri: string, facts: ConfigFacts): Diagnostic[] {
+  configDiagnostics(uri: string, facts: () => ConfigFacts): Diagnostic[] {
     const path = pathOf(uri);
-    return missingHandlerDiagnostics(facts, this.snapshot(), path !== undefined && this.index.covers(path));
+    const snapshot = this.snapshot();
+    // Nothing to judge (still indexing, no handler anywhere): the config's facts are not even needed.
+    if (path === undefined || !snapshot.complete || snapshot.handlers.size === 0) return [];
+    return missingHandlerDiagnostics(facts(), snapshot, this.index.covers(path));
   }
 
   // ---- the agent module ----------------------------------------------------------------------

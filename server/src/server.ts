@@ -525,7 +525,7 @@ class TenxGraphServer {
   private projectDiagnosticsOf(state: DocumentState): Diagnostic[] {
     // A text that is not JSON gets its syntax errors first, as from the rule set: the project is judged once it parses.
     if (!state.analysis?.flatTree) return [];
-    return [...graphNotReadDiagnostic(state.config(), state.unreadSource), ...this.project.configDiagnostics(state.uri, state.config())];
+    return [...(state.unreadSource?.tell ? graphNotReadDiagnostic(state.config(), state.unreadSource) : []), ...this.project.configDiagnostics(state.uri, state.config)];
   }
 
   /** What a pulled report of `state` depends on: the state, and where the project's diagnostics are (their text follows from both). */
