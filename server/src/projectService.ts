@@ -281,12 +281,24 @@ export class ProjectService {
   }
 
   /** Every declaration and handler of the tool name at `position`. */
-  references(uri: string, position: Position, config: ConfigView | undefined, includeDeclaration: boolean): Location[] {
+  async references(uri: string, position: Position, config: ConfigView | undefined, includeDeclaration: boolean): Promise<Location[]> {
     const target = this.targetAt(uri, position, config);
+    if (target?.kind === 'node' && config) return this.nodeReferences(config, target.name, includeDeclaration);
     if (target?.kind !== 'tool') return [];
     const snapshot = this.snapshot(true);
     const all = toolLocations(snapshot, target.name);
     return includeDeclaration ? all : all.filter((l) => !(snapshot.declared.get(target.name) ?? []).some((d) => d.uri === l.uri && d.name.range === l.range));
+  }
+
+  /** A node's uses in this config (the tools attached to it) and, as its declaration, where the agent module adds it. */
+  private async nodeReferences(config: ConfigView, name: string, includeDeclaration: boolean): Promise<Location[]> {
+    const uses = config.facts.tools.filter((t) => t.node?.value === name).map((t) => ({ uri: config.uri, range: t.node!.range }));
+    if (!includeDeclaration) return uses;
+    const source = await this.agentSource(config.uri, config.facts.agent?.value);
+    if (!source) return uses;
+    const facts = (await this.index.sourceFactsOf(source.file)) ?? source.facts;
+    const moduleUri = pathToFileURL(source.file).href;
+    return [...nodeSitesNamed({ ...source, facts }, name).map((n) => ({ uri: moduleUri, range: n.range })), ...uses];
   }
 
   /** The range a rename of the tool name at `position` replaces; refuses (with a reason) where it cannot be exact. */

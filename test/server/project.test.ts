@@ -141,6 +141,12 @@ describe('the project: config, agent module and handlers', () => {
       { uri: fileUri(handlersJs), range: rangeOf(readFileSync(handlersJs, 'utf8'), '"get_user_location"') },
     ]);
     assert.deepEqual(sortLocations(await request.references(fileUri(config), inside(configText, '"get_user_location"'))), expected);
+    // A node: where graph.ts adds it, and every tool of the config attached to it.
+    const nodeRefs = await request.references(fileUri(config), inside(configText, '"TOOL"'));
+    assert.deepEqual(sortLocations(nodeRefs), sortLocations([
+      { uri: fileUri(graphTs), range: rangeOf(readFileSync(graphTs, 'utf8'), "'TOOL'") },
+      ...[0, 1, 2].map((i) => ({ uri: fileUri(config), range: rangeOf(configText, '"TOOL"', i) })),
+    ]));
     await client.open(fileUri(clientTs), clientText, 'typescript');
     assert.deepEqual(sortLocations(await request.references(fileUri(clientTs), inside(clientText, "'get_user_location'"))), expected);
     const withoutDeclaration = await request.references(fileUri(clientTs), inside(clientText, "'get_user_location'"), false);
