@@ -25,6 +25,8 @@ export interface HoverInput {
   status: StatusParams | undefined;
   agentModules: readonly AgentModule[];
   now: number;
+  /** Set when `graph` was read from the agent module's source (no live graph): its file name. */
+  sourceFile?: string;
 }
 
 function fieldDocOf(path: JsonPath): { name: string; doc: FieldDoc } | undefined {
@@ -42,6 +44,7 @@ function fieldDocOf(path: JsonPath): { name: string; doc: FieldDoc } | undefined
 
 function graphSource(input: HoverInput): string {
   const graph = input.graph!;
+  if (input.sourceFile !== undefined) return `the graph read from ${input.sourceFile} (its source, not run; no server graph is in use)`;
   const when = graph.fetchedAt !== undefined ? `fetched ${describeAge(graph.fetchedAt, input.now)} ago` : 'fetched earlier';
   const url = input.status?.url ? ` at ${input.status.url}` : '';
   return graph.stale ? `the cached graph of the server${url} (${when}; the server is offline now)` : `the live graph of the server${url} (${when})`;

@@ -49,6 +49,8 @@ interface Options {
   log: (message: string) => void;
   /** Facts changed (a file added, changed or removed, or a scan finished); called at most once per turn of the event loop. */
   changed: () => void;
+  /** Resolves when the next file may be read: the server gives way to the editor first (default: next turn of the event loop). */
+  pause?: () => Promise<void>;
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -250,7 +252,7 @@ export class ProjectIndex {
           this.truncated = `stopped at ${Math.round(this.limits.maxTotalBytes / (1024 * 1024))} MB of sources`;
           return;
         }
-        await yieldToEventLoop();
+        await (this.options.pause ?? yieldToEventLoop)();
       }
     }
   }

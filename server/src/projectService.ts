@@ -58,6 +58,8 @@ export interface ProjectHost {
   /** The project changed: diagnostics of open documents may change. */
   changed: () => void;
   limits?: IndexLimits;
+  /** Resolves when the index may read its next file (see `ProjectIndex`). */
+  pause?: () => Promise<void>;
 }
 
 /** What a config's state tells the project features. */
@@ -101,7 +103,7 @@ export class ProjectService {
   private readonly parsing = new Set<string>();
 
   constructor(private readonly host: ProjectHost) {
-    this.index = new ProjectIndex({ limits: host.limits, log: host.log, changed: () => host.changed() });
+    this.index = new ProjectIndex({ limits: host.limits, log: host.log, changed: () => host.changed(), pause: host.pause });
   }
 
   /** Asks the client to report file events of sources, configs and `.gitignore` files (when it can register watchers). */
@@ -204,18 +206,19 @@ export class ProjectService {
   sourceDiagnostics(uri: string): { version: number; resultId: string; items: Diagnostic[] } | undefined {
     const state = this.sourceState(uri);
     if (!state) return undefined;
-    const snapshot = this.snapshot();
-    return {
-      version: state.version,
-      resultId: `src|${state.version}|${snapshot.generation}`,
-      items: undeclaredHandlerDiagnostics(state.facts, snapshot, state.lines, state.version),
-    };
+    const items = undeclaredHandlerDiagnostics(state.facts, this.snapshot(), state.lines, state.version);
+    // The id follows what is reported (the project changes more often than a source's diagnostics).
+    const key = items.map((d) => `${d.range.start.line}:${d.range.start.character}:${d.message}`).join('\n');
+    return { version: state.version, resultId: `src|${state.version}|${key}`, items };
   }
 
   /** The project diagnostics of a config (remote tools without a handler). */
-  configDiagnostics(uri: string, facts: ConfigFacts): Diagnostic[] {
+  configDiagnostics(uri: string, facts: () => ConfigFacts): Diagnostic[] {
     const path = pathOf(uri);
-    return missingHandlerDiagnostics(facts, this.snapshot(), path !== undefined && this.index.covers(path));
+    const snapshot = this.snapshot();
+    // Nothing to judge (still indexing, no handler anywhere): the config's facts are not even needed.
+    if (path === undefined || !snapshot.complete || snapshot.handlers.size === 0) return [];
+    return missingHandlerDiagnostics(facts(), snapshot, this.index.covers(path));
   }
 
   // ---- the agent module ----------------------------------------------------------------------
@@ -239,7 +242,10 @@ export class ProjectService {
       const next = agentSourceOf(file, facts);
       // The same object while nothing changed, so states that compare by identity stay cached.
       const previous = entry?.settled;
-      return previous && JSON.stringify(previous) === JSON.stringify(next) ? previous : next;
+      if (previous && JSON.stringify(previous) === JSON.stringify(next)) return previous;
+      // Documents were answered with the previous module meanwhile: they are judged again.
+      if (previous !== undefined) setImmediate(() => this.host.changed());
+      return next;
     })().catch(() => undefined);
     const fresh: { generation: number; value: Promise<AgentSource | undefined>; settled?: AgentSource | null } = { generation, value };
     this.agents.set(key, fresh);
@@ -275,12 +281,24 @@ export class ProjectService {
   }
 
   /** Every declaration and handler of the tool name at `position`. */
-  references(uri: string, position: Position, config: ConfigView | undefined, includeDeclaration: boolean): Location[] {
+  async references(uri: string, position: Position, config: ConfigView | undefined, includeDeclaration: boolean): Promise<Location[]> {
     const target = this.targetAt(uri, position, config);
+    if (target?.kind === 'node' && config) return this.nodeReferences(config, target.name, includeDeclaration);
     if (target?.kind !== 'tool') return [];
     const snapshot = this.snapshot(true);
     const all = toolLocations(snapshot, target.name);
     return includeDeclaration ? all : all.filter((l) => !(snapshot.declared.get(target.name) ?? []).some((d) => d.uri === l.uri && d.name.range === l.range));
+  }
+
+  /** A node's uses in this config (the tools attached to it) and, as its declaration, where the agent module adds it. */
+  private async nodeReferences(config: ConfigView, name: string, includeDeclaration: boolean): Promise<Location[]> {
+    const uses = config.facts.tools.filter((t) => t.node?.value === name).map((t) => ({ uri: config.uri, range: t.node!.range }));
+    if (!includeDeclaration) return uses;
+    const source = await this.agentSource(config.uri, config.facts.agent?.value);
+    if (!source) return uses;
+    const facts = (await this.index.sourceFactsOf(source.file)) ?? source.facts;
+    const moduleUri = pathToFileURL(source.file).href;
+    return [...nodeSitesNamed({ ...source, facts }, name).map((n) => ({ uri: moduleUri, range: n.range })), ...uses];
   }
 
   /** The range a rename of the tool name at `position` replaces; refuses (with a reason) where it cannot be exact. */

@@ -15,7 +15,8 @@ import {
   DidChangeConfigurationNotification,
   type DocumentDiagnosticReport,
   DocumentDiagnosticReportKind,
-  type DocumentFormattingRegistrationOptions,
+  type TextDocumentRegistrationOptions,
+  type WorkDoneProgressOptions,
   type InitializeParams,
   type InitializeResult,
   LSPErrorCodes,
@@ -70,6 +71,8 @@ export interface ServerEnvironment {
 const CONFIGURATION_TIMEOUT_MS = 5000;
 // A save right after a fetch does not fetch again (autosave can save on every pause).
 const SAVE_REFETCH_GAP_MS = 2000;
+// After an edit, the project index waits this long before its next file.
+const GIVE_WAY_MS = 10;
 // Agent modules older than this are read again (in the background) when next asked for.
 const AGENT_MODULES_TTL_MS = 10_000;
 
@@ -158,6 +161,8 @@ class TenxGraphServer {
   private readonly project: ProjectService;
   private watchedFiles = false;
   private readonly lastStatus = new Map<string, StatusParams>();
+  /** When a document last changed: the project index gives way to typing. */
+  private lastEdit = 0;
   /** Per server URL, the open configs judged on a graph read from their agent module. */
   private readonly sourceGraphs = new Map<string, Map<string, AgentSource>>();
   /** The `agent` of a document whose value changed, for the next read of its state. */
@@ -174,7 +179,7 @@ class TenxGraphServer {
       candidatesChanged: () => this.refreshDiagnostics(),
       log: (m) => this.log(m),
     });
-    this.project = new ProjectService({ connection, documents: this.documents, log: (m) => this.log(m), changed: () => this.refreshDiagnostics() });
+    this.project = new ProjectService({ connection, documents: this.documents, log: (m) => this.log(m), changed: () => this.refreshDiagnostics(), pause: () => this.giveWay() });
   }
 
   private log(message: string): void {
@@ -277,19 +282,19 @@ class TenxGraphServer {
         ...(this.pull ? { diagnosticProvider: { identifier: '10xgraph', interFileDependencies: true, workspaceDiagnostics: false } } : {}),
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
         completionProvider: { triggerCharacters: ['"', ':', "'", '`'], resolveProvider: false },
-        hoverProvider: true,
-        documentSymbolProvider: { label: '10xgraph' },
-        // Sources (.ts, .js) may be synced too (the handler diagnostics): formatting stays with the configs,
-        // so that the editor never sees a second formatter of TypeScript.
+        // Sources (.ts, .js) may be synced too (handler diagnostics, completion, navigation, rename): the
+        // features of configs alone say so, so that TypeScript never gets a second formatter, outline or folding.
+        hoverProvider: this.configSelector(),
+        documentSymbolProvider: { label: '10xgraph', ...this.configSelector() },
         documentFormattingProvider: this.configSelector(),
         documentRangeFormattingProvider: this.configSelector(),
         definitionProvider: true,
         referencesProvider: true,
         renameProvider: { prepareProvider: true },
-        codeLensProvider: { resolveProvider: false },
-        documentLinkProvider: { resolveProvider: false },
-        foldingRangeProvider: true,
-        selectionRangeProvider: true,
+        codeLensProvider: { resolveProvider: false, ...this.configSelector() },
+        documentLinkProvider: { resolveProvider: false, ...this.configSelector() },
+        foldingRangeProvider: this.configSelector(),
+        selectionRangeProvider: this.configSelector(),
         executeCommandProvider: { commands: [RefreshGraphCommand.command] },
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
@@ -478,7 +483,8 @@ class TenxGraphServer {
     if (cached && cached.resultId === resultId && cached.text === text && cached.agents === agents && cached.fromSource === fromSource && cached.unreadSource === unreadSource) return cached;
     const options = this.auditOptions(graph, agents.candidates);
     const analysis = analyzeConfig(text, options);
-    const agentSpec = agentSpecOf(analysis) ?? agentHint;
+    // A text that is not JSON keeps the last `agent` read; a JSON text without one has none.
+    const agentSpec = analysis.flatTree ? agentSpecOf(analysis) : agentHint;
     // The graph read from the source was the one of another `agent` (the value just changed): read the right one.
     if (agentSpec !== agentHint && attempt < 2) {
       this.agentHints.set(uri, agentSpec);
@@ -531,17 +537,24 @@ class TenxGraphServer {
       if (state.fromSource && (p.code === 'node-not-found' || p.code === 'node-not-tool-node')) diagnostic.message += readFromSourceNote(state.fromSource.file);
       return diagnostic;
     });
-    // A text that is not JSON gets its syntax errors first, as from the rule set: the project is judged once it parses.
-    if (state.analysis.flatTree) diagnostics.push(...graphNotReadDiagnostic(state.config(), state.unreadSource), ...this.project.configDiagnostics(state.uri, state.config()));
-    return diagnostics;
+    return [...diagnostics, ...this.projectDiagnosticsOf(state)];
   }
 
-  /** What a pulled report of `state` depends on: the state and the project's names. */
+  /** The project's diagnostics of a config (handlers, the graph read from the source). */
+  private projectDiagnosticsOf(state: DocumentState): Diagnostic[] {
+    // A text that is not JSON gets its syntax errors first, as from the rule set: the project is judged once it parses.
+    if (!state.analysis?.flatTree) return [];
+    return [...(state.unreadSource?.tell ? graphNotReadDiagnostic(state.config(), state.unreadSource) : []), ...this.project.configDiagnostics(state.uri, state.config)];
+  }
+
+  /** What a pulled report of `state` depends on: the state, and where the project's diagnostics are (their text follows from both). */
   private reportIdOf(state: DocumentState): string {
-    return `${state.resultId}|p${this.project.generation}`;
+    const project = this.projectDiagnosticsOf(state).map((d) => `${d.code}@${d.range.start.line}:${d.range.start.character}`);
+    return `${state.resultId}|${project.join(',')}`;
   }
 
   private contentChanged(uri: string): void {
+    this.lastEdit = this.now();
     if (this.project.isSource(uri)) this.project.sourceChanged(uri);
     if (!this.pull) this.schedulePush(uri);
   }
@@ -691,6 +704,7 @@ class TenxGraphServer {
       status: this.statusOf(state),
       agentModules: state.agents.modules,
       now: this.now(),
+      ...(state.fromSource ? { sourceFile: basename(state.fromSource.file) } : {}),
     });
   }
 
@@ -756,20 +770,39 @@ class TenxGraphServer {
     if (status) this.sendStatus(status);
   }
 
-  /** Formatting is for configs only: the globs of `10xgraph.files`, as the extension selects them. */
-  private configSelector(): DocumentFormattingRegistrationOptions {
+  /**
+   * The features of configs alone are registered for the globs of `10xgraph.files` (as the extension
+   * selects configs); clients that ignore a selector in static options just see the feature enabled.
+   */
+  private configSelector(): TextDocumentRegistrationOptions & WorkDoneProgressOptions {
     return { documentSelector: this.fallback.files.map((pattern) => ({ scheme: 'file', pattern })) };
   }
 
   /** What the project features need of an open config, or undefined when `uri` is not one. */
   private async configView(uri: string): Promise<ConfigView | undefined> {
     const state = await this.checkedStateOf(uri);
-    return state ? { uri, text: state.text, lines: state.lines, facts: state.config() } : undefined;
+    if (!state) return undefined;
+    const view = { uri, text: state.text, lines: state.lines, facts: state.config() };
+    // A request right after an edit sees this version's declarations in the project too (exact ranges for a rename).
+    this.project.configChanged(view);
+    return view;
   }
 
   /** Runs a project request with the config view of `uri` (undefined for a source). */
   private async withConfig<R>(uri: string, run: (view: ConfigView | undefined) => R | Promise<R>): Promise<R> {
     return run(this.project.isSource(uri) ? undefined : await this.configView(uri));
+  }
+
+  /**
+   * Resolves when the project index may read its next file: at once (next turn of the event loop)
+   * unless a document changed in the last few milliseconds, then once that many have passed, so
+   * that the diagnostics of the next keystroke rarely wait behind a parse. One wait per file at most:
+   * typing slows the index, never stops it.
+   */
+  private giveWay(): Promise<void> {
+    const since = this.now() - this.lastEdit;
+    if (since >= GIVE_WAY_MS || since < 0) return new Promise((resolve) => setImmediate(resolve));
+    return new Promise((resolve) => setTimeout(resolve, GIVE_WAY_MS - since));
   }
 
   /** Indexes the workspace folders with their settings (again when they changed). */

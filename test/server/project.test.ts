@@ -22,6 +22,7 @@ import {
   DocumentLinkRequest,
   FileChangeType,
   FoldingRangeRequest,
+  HoverRequest,
   type Location,
   PrepareRenameRequest,
   type Range,
@@ -140,6 +141,12 @@ describe('the project: config, agent module and handlers', () => {
       { uri: fileUri(handlersJs), range: rangeOf(readFileSync(handlersJs, 'utf8'), '"get_user_location"') },
     ]);
     assert.deepEqual(sortLocations(await request.references(fileUri(config), inside(configText, '"get_user_location"'))), expected);
+    // A node: where graph.ts adds it, and every tool of the config attached to it.
+    const nodeRefs = await request.references(fileUri(config), inside(configText, '"TOOL"'));
+    assert.deepEqual(sortLocations(nodeRefs), sortLocations([
+      { uri: fileUri(graphTs), range: rangeOf(readFileSync(graphTs, 'utf8'), "'TOOL'") },
+      ...[0, 1, 2].map((i) => ({ uri: fileUri(config), range: rangeOf(configText, '"TOOL"', i) })),
+    ]));
     await client.open(fileUri(clientTs), clientText, 'typescript');
     assert.deepEqual(sortLocations(await request.references(fileUri(clientTs), inside(clientText, "'get_user_location'"))), expected);
     const withoutDeclaration = await request.references(fileUri(clientTs), inside(clientText, "'get_user_location'"), false);
@@ -226,6 +233,18 @@ describe('the project: config, agent module and handlers', () => {
     const notToolNode = diagnostics.find((d) => d.code === 'node-not-tool-node')!;
     assert.deepEqual(notToolNode.range, rangeOf(wrong, '"agent"', 1));
     assert.match(notToolNode.message, /'agent'.* is a model node, not a ToolNode.*graph read from graph\.ts/);
+    // Hover says which graph judged.
+    const hover = await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: inside(wrong, '"agent"', 1) });
+    assert.match(JSON.stringify(hover?.contents), /is a model node in the graph read from graph\.ts \(its source, not run; no server graph is in use\)/);
+    // graph.ts changes on disk: the graph read from it follows.
+    const graphText = readFileSync(graphTs, 'utf8');
+    writeFileSync(graphTs, graphText.replace(".addNode('TOOL', tools)", ".addNode('TOOL', tools)\n  .addNode('TOOLS', new ToolNode([]))"));
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(graphTs), type: FileChangeType.Changed }] });
+    const judgedAgain = await client.pushed(uri, version, (d) => !d.some((x) => x.code === 'node-not-found'));
+    assert.deepEqual(codes(judgedAgain).filter((c) => String(c).startsWith('node-')), ['node-not-tool-node']);
+    writeFileSync(graphTs, graphText);
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(graphTs), type: FileChangeType.Changed }] });
+    await client.pushed(uri, version, (d) => d.some((x) => x.code === 'node-not-found'));
     const restored = await client.change(uri, configText);
     await client.pushed(uri, restored, (d) => !d.some((x) => x.code === 'node-not-found'));
   });
@@ -255,6 +274,13 @@ describe('the project: config, agent module and handlers', () => {
       [uri]: [{ range: rangeOf(configText, 'read_clipboard'), newText: 'read_text' }],
       [fileUri(clientTs)]: [{ range: rangeOf(clientText, 'read_clipboard'), newText: 'read_text' }],
     } satisfies Record<string, TextEdit[]>);
+    // Right after an edit that moves the tool, the rename's ranges are those of the new text.
+    const shifted = `\n\n${configText}`;
+    const shiftedVersion = await client.change(uri, shifted);
+    const moved = (await client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position: inside(shifted, '"read_clipboard"'), newName: 'read_text' })) as WorkspaceEdit;
+    assert.deepEqual(moved.changes?.[uri], [{ range: rangeOf(shifted, 'read_clipboard'), newText: 'read_text' }]);
+    await client.pushed(uri, shiftedVersion);
+    await client.pushed(uri, await client.change(uri, configText));
     await assert.rejects(
       client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position, newName: 'read clipboard' }),
       /has characters other than letters, digits, _ and -/,
@@ -320,6 +346,15 @@ describe('the project: config, agent module and handlers', () => {
     unlinkSync(extra);
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(extra), type: FileChangeType.Deleted }] });
     await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'handler-missing'));
+    // Events for what is not a file, not in the workspace, or gone already are ignored.
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, {
+      changes: [
+        { uri: 'untitled:Untitled-1', type: FileChangeType.Created },
+        { uri: 'file:///nowhere/at/all.ts', type: FileChangeType.Changed },
+        { uri: fileUri(join(ws, 'vanished.ts')), type: FileChangeType.Created },
+      ],
+    });
+    assert.equal((await request.references(uri, position)).length, 2);
     assert.ok(client.alive);
   });
 });
@@ -349,5 +384,47 @@ describe('a graph with a computed node name', () => {
     // Going to the definition of the node finds nothing to claim.
     const locations = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: fileUri(config) }, position: inside(text, '"WORKERS"') })) as Location[];
     assert.deepEqual(locations, []);
+  });
+});
+
+describe('the project in pull mode', () => {
+  let client: TestClient;
+  const ws = tempFolder('10xgraph-project-pull-');
+  const config = join(ws, '10xgraph.json');
+  const clientTs = join(ws, 'client.ts');
+
+  before(async () => {
+    cpSync(FIXTURE, ws, { recursive: true });
+    client = await TestClient.start({ pull: true, workspaceFolders: [{ uri: fileUri(ws), name: 'pull' }], initializationOptions: { settings: { server: { enabled: false } } } });
+  });
+  after(async () => {
+    await client.stop();
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  test('configs and sources pull the project diagnostics; a file event asks the client to pull again', async () => {
+    const configText = readFileSync(config, 'utf8');
+    await client.open(fileUri(config), configText);
+    await client.open(fileUri(clientTs), readFileSync(clientTs, 'utf8'), 'typescript');
+    type Full = { kind: string; resultId?: string; items: Diagnostic[] };
+    const first = await waitFor(async () => {
+      const report = (await client.pull(fileUri(config))) as Full;
+      return report.items.some((d) => d.code === 'handler-missing') ? report : undefined;
+    }, 'handler-missing in a pulled report');
+    assert.deepEqual(codes(first.items), ['handler-missing']);
+    assert.equal(((await client.pull(fileUri(config), first.resultId)) as Full).kind, 'unchanged');
+    const source = (await client.pull(fileUri(clientTs))) as Full;
+    assert.deepEqual(codes(source.items), ['handler-undeclared']);
+    assert.equal(((await client.pull(fileUri(clientTs), source.resultId)) as Full).kind, 'unchanged');
+    // A handler appears on disk: the client is asked to pull again, and the tool has its handler.
+    const refreshes = client.refreshRequests;
+    const extra = join(ws, 'notes.ts');
+    writeFileSync(extra, "client.registerToolHandler('search_notes', () => []);\n");
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(extra), type: FileChangeType.Created }] });
+    await waitFor(() => client.refreshRequests > refreshes, 'a workspace/diagnostic/refresh request');
+    const after = (await client.pull(fileUri(config), first.resultId)) as Full;
+    assert.equal(after.kind, 'full');
+    assert.deepEqual(after.items, []);
+    assert.deepEqual(client.published, [], 'nothing was pushed to a pull client');
   });
 });
