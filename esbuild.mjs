@@ -1,7 +1,8 @@
 // One script, one entry per bundle. `node esbuild.mjs [--production] [--watch]`.
-// Entries whose source does not exist yet are skipped with a note, so a partial tree builds.
+// A missing entry is an error: a bundle that silently stops being built would ship stale.
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -10,40 +11,59 @@ const watch = process.argv.includes('--watch');
 const bundles = [
   // The CLI (`10xgraph audit`, `10xgraph api`). Native and compiler packages stay external:
   // better-sqlite3 has a binary addon, esbuild compiles the agent module at run time.
-  { entry: 'runtime/src/cli/main.ts', outfile: 'dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild'] },
+  // json-schema-to-typescript (with its formatter) is loaded by `10xgraph types` only.
+  // It ships in the `10xgraph` package (runtime/bin/10xgraph.js loads it), hence runtime/dist/.
+  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'json-schema-to-typescript'] },
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
   { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'ws', 'ajv', 'jsonc-parser', '10xgraph-client'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
+  { entry: 'runtime/src/live/index.ts', outfile: 'runtime/dist/live.js', platform: 'node', format: 'cjs' },
+  { entry: 'runtime/src/workspace/index.ts', outfile: 'runtime/dist/workspace.js', platform: 'node', format: 'cjs' },
   // The client package (10xgraph-client) is browser-compatible: fetch and WebSocket only, no
   // dependencies. `10xgraph/client` re-exports it rather than carrying a second copy.
-  { entry: 'client-sdk/src/index.ts', outfile: 'client-sdk/dist/index.cjs', platform: 'neutral', format: 'cjs' },
-  { entry: 'client-sdk/src/index.ts', outfile: 'client-sdk/dist/index.mjs', platform: 'neutral', format: 'esm' },
-  { entry: 'client-sdk/src/wire.ts', outfile: 'client-sdk/dist/wire.cjs', platform: 'neutral', format: 'cjs' },
-  { entry: 'client-sdk/src/wire.ts', outfile: 'client-sdk/dist/wire.mjs', platform: 'neutral', format: 'esm' },
+  { entry: 'client-sdk/src/index.ts', outfile: 'client-sdk/dist/index.cjs', platform: 'neutral', format: 'cjs', target: 'es2022' },
+  { entry: 'client-sdk/src/index.ts', outfile: 'client-sdk/dist/index.mjs', platform: 'neutral', format: 'esm', target: 'es2022' },
+  { entry: 'client-sdk/src/wire.ts', outfile: 'client-sdk/dist/wire.cjs', platform: 'neutral', format: 'cjs', target: 'es2022' },
+  { entry: 'client-sdk/src/wire.ts', outfile: 'client-sdk/dist/wire.mjs', platform: 'neutral', format: 'esm', target: 'es2022' },
   { entry: 'runtime/src/client.ts', outfile: 'runtime/dist/client.js', platform: 'neutral', external: ['10xgraph-client'], format: 'cjs', mainFields: ['module', 'main'] },
   { entry: 'runtime/src/client.ts', outfile: 'runtime/dist/client.mjs', platform: 'neutral', external: ['10xgraph-client'], format: 'esm', mainFields: ['module', 'main'] },
-  // The language server: one file, no node_modules at run time.
+  // The language server: one file, no node_modules at run time. The same bundle twice: in the
+  // .vsix (dist/, beside the extension) and in the `10xgraph-language-server` package.
   { entry: 'server/src/main.ts', outfile: 'dist/server.js', platform: 'node', format: 'cjs' },
+  { entry: 'server/src/main.ts', outfile: 'server/dist/server.js', platform: 'node', format: 'cjs' },
   // The VS Code extension.
   { entry: 'client/src/extension.ts', outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] },
 ];
 
-// A production build is for the .vsix: it rebuilds only what ships (the extension and the
-// language server) and leaves the development bundles of the CLI and the libraries alone.
-const SHIPPED = new Set(['dist/extension.js', 'dist/server.js']);
+/**
+ * Writes a build's files each through a temporary file and a rename, so that a process loading a
+ * bundle while it is rebuilt (a test, a running CLI) reads the old file or the new, never half.
+ */
+function writeAtomically(result) {
+  for (const file of result.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    const temporary = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(temporary, file.contents);
+    renameSync(temporary, file.path);
+  }
+}
+
+// A production build is what ships (the .vsix and the npm packages): no source maps; the two
+// programs nobody imports (the extension and the language server) are minified as well, the
+// libraries stay readable for their users' debuggers.
+const MINIFIED = new Set(['dist/extension.js', 'dist/server.js', 'server/dist/server.js']);
 const contexts = [];
 for (const { entry, ...options } of bundles) {
-  if (production && !SHIPPED.has(options.outfile)) continue;
   if (!existsSync(entry)) {
-    console.log(`esbuild: skipped ${options.outfile} (no ${entry} yet)`);
-    continue;
+    console.error(`esbuild: ${entry} does not exist, so ${options.outfile} cannot be built; fix the entry in esbuild.mjs.`);
+    process.exit(1);
   }
   const config = {
     entryPoints: [entry],
     bundle: true,
     target: 'node20',
     sourcemap: !production,
-    minify: production,
+    minify: production && MINIFIED.has(options.outfile),
     logLevel: 'warning',
     // jsonc-parser's `main` is a UMD build whose dynamic requires esbuild cannot follow.
     mainFields: ['module', 'main'],
@@ -54,7 +74,7 @@ for (const { entry, ...options } of bundles) {
     await ctx.watch();
     contexts.push(ctx);
   } else {
-    await esbuild.build(config);
+    writeAtomically(await esbuild.build({ ...config, write: false }));
   }
 }
 if (watch) console.log('esbuild: watching');

@@ -1,11 +1,15 @@
-// Proves that a built extension works as a package before anyone installs it:
+// Proves that the built packages work as packages before anyone installs them:
 //  1. dist/extension.js loads in plain Node with a stub `vscode` module and exports
 //     `activate` and `deactivate` (a bundle that forgot a dependency, or imports `vscode`
 //     wrongly, fails here rather than in a user's editor);
 //  2. the .vsix (a zip) holds the bundles, schemas/, README, CHANGELOG, LICENSE and the icon,
-//     no node_modules, and is under 1 MB.
-// `node scripts/check-bundle.mjs [FILE.vsix]` (default: the .vsix of the package.json version).
+//     no node_modules, and is under 1 MB;
+//  3. each npm tarball holds every file its package.json points at (bin, main, types, exports),
+//     no source maps, no sources but .d.ts, no node_modules; 10xgraph-client and
+//     10xgraph-language-server declare no dependencies (they must run from their own files).
+// `node scripts/check-bundle.mjs [FILE.vsix] [FILE.tgz...]` (default: artifacts/10xgraph-<version>.vsix).
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 
@@ -127,10 +131,84 @@ function checkVsix(file) {
   return { size, entries };
 }
 
+/** The files of a .tgz made by `npm pack`, by path inside the archive (`package/…`). */
+function readTarball(buffer) {
+  const tar = gunzipSync(buffer);
+  const files = new Map();
+  for (let offset = 0; offset + 512 <= tar.length; ) {
+    const header = tar.subarray(offset, offset + 512);
+    if (header.every((byte) => byte === 0)) break;
+    const field = (start, length) => header.toString('utf8', start, start + length).replace(/\0.*$/s, '');
+    const prefix = field(345, 155);
+    const name = (prefix ? `${prefix}/` : '') + field(0, 100);
+    const size = parseInt(field(124, 12).trim() || '0', 8);
+    const type = field(156, 1);
+    if (type === '0' || type === '') files.set(name, tar.subarray(offset + 512, offset + 512 + size));
+    offset += 512 + Math.ceil(size / 512) * 512;
+  }
+  return files;
+}
+
+/** Every file a package.json points at: bin, main, types and the leaves of `exports`. */
+function listEntryPoints(manifest) {
+  const targets = [];
+  const bin = typeof manifest.bin === 'string' ? [manifest.bin] : Object.values(manifest.bin ?? {});
+  targets.push(...bin, ...[manifest.main, manifest.types, manifest.module].filter(Boolean));
+  const walk = (value, condition) => {
+    // `10xgraph-source` names the repository's sources for its own type-checking (tsconfig's
+    // customConditions); no user's resolver asks for it.
+    if (condition === '10xgraph-source') return;
+    if (typeof value === 'string') targets.push(value);
+    else if (value && typeof value === 'object') for (const [key, inner] of Object.entries(value)) walk(inner, key);
+  };
+  walk(manifest.exports);
+  return [...new Set(targets.map((target) => target.replace(/^\.\//, '')))];
+}
+
+/** Checks one npm tarball; returns its summary. */
+function checkTarball(file) {
+  if (!existsSync(file)) {
+    fail(`${file} does not exist: run 'npm run package' first.`);
+    return undefined;
+  }
+  let files;
+  try {
+    files = readTarball(readFileSync(file));
+  } catch (error) {
+    fail(`${file}: not a readable .tgz (${error.message}).`);
+    return undefined;
+  }
+  const json = files.get('package/package.json');
+  if (!json) {
+    fail(`${file} has no package/package.json.`);
+    return undefined;
+  }
+  const manifest = JSON.parse(json.toString('utf8'));
+  for (const target of listEntryPoints(manifest)) {
+    if (!files.has(`package/${target}`)) fail(`${file}: package.json points at ${target}, which the package does not hold (check its "files").`);
+  }
+  for (const name of files.keys()) {
+    if (name.includes('node_modules/')) fail(`${file} holds ${name}: dependencies are installed, not shipped.`);
+    else if (name.endsWith('.map')) fail(`${file} holds the source map ${name}: build with --production.`);
+    else if (/\.(ts|mts|cts)$/.test(name) && !/\.d\.(ts|mts|cts)$/.test(name)) fail(`${file} holds the source ${name}: ship the bundles and the .d.ts files only.`);
+  }
+  if (['10xgraph-client', '10xgraph-language-server'].includes(manifest.name)) {
+    const dependencies = Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies, ...manifest.peerDependencies });
+    if (dependencies.length > 0) fail(`${file}: ${manifest.name} must run from its own files, yet depends on ${dependencies.join(', ')}.`);
+  }
+  for (const bin of Object.values(manifest.bin ?? {})) {
+    const text = files.get(`package/${bin.replace(/^\.\//, '')}`)?.toString('utf8') ?? '';
+    if (text && !text.startsWith('#!/usr/bin/env node')) fail(`${file}: the bin ${bin} lacks its '#!/usr/bin/env node' line.`);
+  }
+  return { name: manifest.name, version: manifest.version, entries: files.size, size: statSync(file).size };
+}
+
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const vsix = resolve(process.argv[2] ?? join(root, `10xgraph-${manifest.version}.vsix`));
+const vsix = resolve(process.argv[2] ?? join(root, 'artifacts', `10xgraph-${manifest.version}.vsix`));
+const tarballs = process.argv.slice(3).map((file) => resolve(file));
 checkExtensionBundle(join(root, manifest.main ?? 'dist/extension.js'));
 const contents = checkVsix(vsix);
+const packed = tarballs.map((file) => [file, checkTarball(file)]);
 
 if (failures.length > 0) {
   for (const message of failures) console.error(`check-bundle: ${message}`);
@@ -139,3 +217,4 @@ if (failures.length > 0) {
 console.log(`check-bundle: dist/extension.js loads and exports activate and deactivate`);
 console.log(`check-bundle: ${vsix}: ${contents.entries.length} entries, ${(contents.size / 1024).toFixed(0)} KiB, no node_modules`);
 for (const entry of contents.entries.filter((e) => e.startsWith('extension/')).sort()) console.log(`  ${entry.slice('extension/'.length)}`);
+for (const [file, summary] of packed) console.log(`check-bundle: ${file}: ${summary.name}@${summary.version}, ${summary.entries} files, ${(summary.size / 1024).toFixed(0)} KiB`);

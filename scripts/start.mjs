@@ -28,7 +28,7 @@ function run(command, args, { allowFailure = false } = {}) {
 /** Starts `10xgraph api` on a free loopback port and resolves with its URL. */
 function startServer(db) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli.js', 'api', '--config', config, '--port', serve ? '8000' : '0', '--db', db], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['runtime/dist/cli.js', 'api', '--config', config, '--port', serve ? '8000' : '0', '--db', db], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`the server did not say where it listens within 30 s:\n${out}`)), 30_000);
     let pending = '';
@@ -60,7 +60,7 @@ run(process.execPath, ['esbuild.mjs']);
 step('Package the VS Code extension');
 run(process.execPath, ['scripts/package.mjs']);
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-const vsix = join(root, `10xgraph-${version}.vsix`);
+const vsix = join(root, 'artifacts', `10xgraph-${version}.vsix`);
 
 step(`Start the quick-start server: 10xgraph api --config ${config}`);
 const dbDir = mkdtempSync(join(tmpdir(), '10xgraph-demo-'));
@@ -77,7 +77,7 @@ try {
   failed ||= run(process.execPath, ['--import', 'tsx', 'examples/quickstart/client.ts', server.url], { allowFailure: true }) !== 0;
 
   step(`Audit the config against the live server: 10xgraph audit ${config} --graph-url ${server.url}`);
-  failed ||= run(process.execPath, ['dist/cli.js', 'audit', config, '--graph-url', server.url], { allowFailure: true }) !== 0;
+  failed ||= run(process.execPath, ['runtime/dist/cli.js', 'audit', config, '--graph-url', server.url], { allowFailure: true }) !== 0;
 } finally {
   if (!serve) {
     server.child.kill('SIGTERM');

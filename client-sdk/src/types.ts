@@ -1,5 +1,5 @@
 /**
- * The shapes the 10xgraph API speaks on the wire (SPEC §3 and §4), as the client sees them.
+ * The shapes the 10xgraph API speaks on the wire (docs/spec.md §3 and §4), as the client sees them.
  * Field names stay snake_case, exactly as they travel, so a message read from the server can
  * be sent back unchanged.
  */

@@ -161,7 +161,7 @@ export function describeSummary(summary: AuditSummary): string {
 }
 
 /** One line for people: "2 errors, 1 warning" or "no problems". */
-export function describeCounts(diagnostics: readonly vscode.Diagnostic[]): string {
+function describeCounts(diagnostics: readonly vscode.Diagnostic[]): string {
   const count = (severity: vscode.DiagnosticSeverity) => diagnostics.filter((d) => d.severity === severity).length;
   const parts = [
     plural(count(vscode.DiagnosticSeverity.Error), 'error'),

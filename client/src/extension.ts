@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest } from 'vscode-languageclient/node';
-import { RefreshGraphCommand, type StatusParams } from '../../server/src/protocol';
+import { GraphViewRequest, RefreshGraphCommand, type StatusParams } from '../../common/protocol';
 import { describeSummary, WorkspaceAuditor, type AuditSummary } from './audit';
 import { GraphPanel, type GraphViewState } from './graphView/graphPanel';
 import { LanguageModeAssigner } from './languageMode';
@@ -123,7 +123,7 @@ export function activate(context: vscode.ExtensionContext): TenxGraphApi {
     vscode.commands.registerCommand('10xgraph.restartServer', () => restart('requested')),
     vscode.commands.registerCommand('10xgraph.openGraph', async () => {
       await ensureStarted();
-      GraphPanel.show({ tokens, configDocument, output });
+      GraphPanel.show({ request: async (params) => server.running?.sendRequest(GraphViewRequest.type, params), configDocument, output });
     }),
     vscode.commands.registerCommand(STATUS_CLICK_COMMAND, () => (statusBar?.action === 'refresh' ? refresh() : openSettings())),
     vscode.workspace.onDidGrantWorkspaceTrust(() => restart('the workspace is trusted now')),

@@ -10,7 +10,7 @@
 import * as vscode from 'vscode';
 
 /** The language id of 10xgraph config files. */
-export const LANGUAGE_ID = '10xgraph-json';
+const LANGUAGE_ID = '10xgraph-json';
 
 // Languages VS Code's JSON support (or nothing useful) would serve a matching file in.
 const SWITCHABLE = new Set(['json', 'jsonc', 'plaintext']);

@@ -11,7 +11,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
-import { StatusNotification, type InitializationOptions, type RawSettings, type StatusParams } from '../../server/src/protocol';
+import { StatusNotification, type InitializationOptions, type RawSettings, type StatusParams } from '../../common/protocol';
 import { plainSection, readSettings, SECTION } from './settings';
 import type { TokenStore } from './tokens';
 import { selectorOf } from './languageMode';

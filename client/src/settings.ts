@@ -3,7 +3,7 @@
  * language server uses, so both sides agree on what a hand-edited settings.json means.
  */
 import * as vscode from 'vscode';
-import { parseSettings, type Settings } from '../../server/src/settings';
+import { parseSettings, type Settings } from '../../common/settings';
 
 export type { Settings };
 

@@ -3,7 +3,7 @@
  * with `10xgraph/status`.
  */
 import * as vscode from 'vscode';
-import type { StatusParams } from '../../server/src/protocol';
+import type { StatusParams } from '../../common/protocol';
 import { describeStatus, STARTING_VIEW, type StatusView } from './statusText';
 
 /** The (internal) command a click on the item runs; it refreshes or opens the settings. */

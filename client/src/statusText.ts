@@ -2,7 +2,7 @@
  * What the status bar says for each live-graph state. Pure (no `vscode` import), so the words
  * people read are decided in one place.
  */
-import type { StatusParams } from '../../server/src/protocol';
+import type { StatusParams } from '../../common/protocol';
 
 /** What a click on the status item does. */
 export type StatusAction = 'refresh' | 'settings';

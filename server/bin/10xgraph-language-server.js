@@ -1,4 +1,5 @@
 #!/usr/bin/env node
 'use strict';
-// The bundled language server (built by `npm install` through `prepare`).
-require(require('node:path').join(__dirname, '..', '..', 'dist', 'server.js'));
+// The bundled language server ships in this package's dist/ (built by esbuild.mjs): one file
+// that carries its dependencies, so the package needs none.
+require('../dist/server.js');

@@ -6,7 +6,7 @@
  * read again in the background when they are older than the TTL; only the first request for a
  * folder waits for the read.
  */
-import { type AgentModule, agentSpecs, readAgentModules } from '../../runtime/src/workspace/agentCandidates';
+import { type AgentModule, agentSpecs, readAgentModules } from '10xgraph/workspace';
 
 export type { AgentModule };
 

@@ -4,10 +4,10 @@
  * `applySafeFixes` delivered as one edit.
  */
 import { type CodeAction, CodeActionKind, type Diagnostic, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver';
-import type { TextEdit as OffsetEdit } from '../../runtime/src/rules/types';
+import type { TextEdit as OffsetEdit } from '10xgraph/rules';
 import type { Positions } from './positions';
 import { fixesOf, rangeOf } from './diagnostics';
-import { RefreshGraphCommand } from './protocol';
+import { RefreshGraphCommand } from '../../common/protocol';
 
 /** The kind of the fix-all action; `source.fixAll` on save in VS Code picks it up. */
 export const FIX_ALL_KIND = `${CodeActionKind.SourceFixAll}.10xgraph`;

@@ -11,8 +11,7 @@ import {
   type Range,
 } from 'vscode-languageserver';
 import { getLocation } from 'jsonc-parser';
-import type { Graph, GraphNode } from '../../runtime/src/rules/types';
-import { type JsonNode, toolNodes } from '../../runtime/src/rules/index';
+import { type Graph, type GraphNode, type JsonNode, toolNodes } from '10xgraph/rules';
 import type { Positions } from './positions';
 import type { AgentModule } from './agentModules';
 import { type FieldDoc, fieldMarkdown, PARAMETERS_KEYWORDS, ROOT_FIELDS, SCHEMA_KEYWORDS, SCHEMA_TYPES, TOOL_FIELDS, toolListMarkdown } from './fieldDocs';

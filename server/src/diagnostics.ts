@@ -4,8 +4,7 @@
  * fixes in `data`, so code actions never parse a message or re-run a rule.
  */
 import { type Diagnostic, DiagnosticSeverity, type Range } from 'vscode-languageserver';
-import type { Fix, Problem, Severity } from '../../runtime/src/rules/types';
-import { ruleDocsAnchor } from '../../runtime/src/rules/index';
+import { type Fix, type Problem, ruleDocsAnchor, type Severity } from '10xgraph/rules';
 import type { Positions } from './positions';
 
 /** Where `docs/rules.md` is published; each rule is a section of it. */

@@ -1,8 +1,8 @@
 /**
- * What each field of `10xgraph.json` means (SPEC §1), for hover and completion, with the
+ * What each field of `10xgraph.json` means (docs/spec.md §1), for hover and completion, with the
  * rules that judge it. Only words for people live here; every judgement is the rule set's.
  */
-import type { GraphTool, ProblemCode } from '../../runtime/src/rules/types';
+import type { GraphTool, ProblemCode } from '10xgraph/rules';
 import { ruleDocsHref } from './diagnostics';
 
 /** The documentation of one field or JSON Schema keyword. */

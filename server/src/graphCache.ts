@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import type { Graph } from '../../runtime/src/rules/types';
+import type { Graph } from '10xgraph/rules';
 
 /** What is kept for one URL. */
 export interface CachedGraph {

@@ -1,15 +1,13 @@
 /**
- * Hover: what a field means (SPEC §1, with links to its rules); on a `node` value, what the
+ * Hover: what a field means (docs/spec.md §1, with links to its rules); on a `node` value, what the
  * live graph says of that node; on a `name`, the rule set's verdict on the tool's attachment,
  * worded for the hover; on `agent`, the file it resolves to.
  */
 import { type Hover, MarkupKind } from 'vscode-languageserver';
-import type { Graph, GraphNode, Problem, ProblemCode } from '../../runtime/src/rules/types';
-import { type JsonNode, nodeAtOffset, pathOfNode } from '../../runtime/src/rules/index';
-import { splitAgentSpec } from '../../runtime/src/rules/rules/agent-invalid';
+import { type Graph, type GraphNode, type JsonNode, nodeAtOffset, pathOfNode, type Problem, type ProblemCode, splitAgentSpec } from '10xgraph/rules';
 import type { Positions } from './positions';
 import type { AgentModule } from './agentModules';
-import type { StatusParams } from './protocol';
+import type { StatusParams } from '../../common/protocol';
 import { type FieldDoc, fieldMarkdown, PARAMETERS_KEYWORDS, ROOT_FIELDS, SCHEMA_KEYWORDS, TOOL_FIELDS, toolListMarkdown } from './fieldDocs';
 import { type JsonPath, nodeAtPath, schemaPlaceOf, toolIndexOf } from './jsonPaths';
 import { rangeOf } from './diagnostics';

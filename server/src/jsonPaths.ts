@@ -3,7 +3,7 @@
  * tool's `parameters` schema. Completion and hover both ask this question.
  */
 import { parseTree } from 'jsonc-parser';
-import type { JsonNode } from '../../runtime/src/rules/index';
+import type { JsonNode } from '10xgraph/rules';
 
 /** A path of keys and indexes, as `jsonc-parser` and the rule set spell it. */
 export type JsonPath = (string | number)[];

@@ -5,9 +5,9 @@
  * state as `10xgraph/status`. The fetching itself (time-out, size bound, same-origin
  * redirects and token) is the runtime's `fetchLiveGraph`.
  */
-import type { Graph } from '../../runtime/src/rules/types';
-import type { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
-import type { LiveGraphState, StatusParams } from './protocol';
+import type { Graph } from '10xgraph/rules';
+import type { fetchLiveGraph } from '10xgraph/live';
+import type { LiveGraphState, StatusParams } from '../../common/protocol';
 import type { GraphCache } from './graphCache';
 
 /** The fetcher, injected so tests and benchmarks can count or replace it. */

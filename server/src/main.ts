@@ -4,7 +4,7 @@
  * without one, stdio is used, which is what most editors expect.
  */
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
-import { RULESET_VERSION } from '../../runtime/src/rules/index';
+import { RULESET_VERSION } from '10xgraph/rules';
 import { startServer } from './server';
 
 const USAGE = `usage: 10xgraph-language-server [--stdio | --node-ipc | --socket=PORT]

@@ -6,7 +6,7 @@
  * on to another version meanwhile, a `LineIndex` of the kept text answers instead.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { LineIndex } from '../../runtime/src/rules/index';
+import { LineIndex } from '10xgraph/rules';
 
 /** What the features need of a line index. */
 export type Positions = Pick<LineIndex, 'positionAt' | 'offsetAt'>;

@@ -23,9 +23,8 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { type Analysis, analyzeConfig, applySafeFixes, type JsonNode, RULESET_VERSION } from '../../runtime/src/rules/index';
-import type { AuditOptions, Graph } from '../../runtime/src/rules/types';
-import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
+import { type Analysis, analyzeConfig, applySafeFixes, type AuditOptions, declaredToolsOf, type Graph, type JsonNode, RULESET_VERSION } from '10xgraph/rules';
+import { fetchLiveGraph } from '10xgraph/live';
 import { type AgentInfo, AgentModuleCache, NO_AGENTS } from './agentModules';
 import { fixAllAction, FIX_ALL_KIND, kindRequested, quickFixActions, type EditTarget } from './codeActions';
 import { completeAt } from './completion';
@@ -38,7 +37,7 @@ import { type FetchGraph, type LiveGraphClient, LiveGraphHub, passiveStatus, typ
 import { folderOf, matchPathsOf } from './paths';
 import { type Positions, positionsOf } from './positions';
 import { matchAny } from './glob';
-import { RefreshGraphCommand, StatusNotification, type StatusParams, TrustNotification } from './protocol';
+import { type GraphViewParams, GraphViewRequest, type GraphViewResult, RefreshGraphCommand, StatusNotification, type StatusParams, TrustNotification } from '../../common/protocol';
 import {
   DEFAULT_SETTINGS,
   parseSettings,
@@ -46,7 +45,7 @@ import {
   type Settings,
   storagePathFromInitializationOptions,
   trustedFromInitializationOptions,
-} from './settings';
+} from '../../common/settings';
 import { documentSymbols, flattenSymbols } from './symbols';
 
 /** What the server takes from its surroundings; tests and benchmarks may replace parts. */
@@ -176,6 +175,7 @@ class TenxGraphServer {
     c.onInitialized(this.guard('initialized', undefined, () => this.initialized()));
     c.onDidChangeConfiguration(this.guard('didChangeConfiguration', undefined, (params) => this.configurationChanged(params.settings)));
     c.onNotification(TrustNotification.type, this.guard('setTrusted', undefined, (params) => this.trustChanged(params?.trusted !== false)));
+    c.onRequest(GraphViewRequest.type, this.guard('graphView', null as GraphViewResult | null, (params) => this.graphView(params)));
     c.onExecuteCommand(this.guard('executeCommand', null as StatusParams[] | null, (params) => this.executeCommand(params.command, params.arguments ?? [])));
     c.onCodeAction(this.guard('codeAction', [] as CodeAction[], (params) => this.codeActions(params)));
     c.onCompletion(this.guard('completion', [] as CompletionItem[], (params) => this.completion(params.textDocument.uri, params.position)));
@@ -554,6 +554,26 @@ class TenxGraphServer {
     if (state.live) return state.live.currentStatus();
     const mode = this.modeOf(state.settings);
     return mode === 'live' ? undefined : passiveStatus(state.settings.server.url, mode, RULESET_VERSION);
+  }
+
+  /**
+   * What the graph view draws for a document (or a folder): the graph and status its diagnostics
+   * use, and its remote tools with the verdicts of the analysis its diagnostics came from.
+   */
+  private async graphView(params: GraphViewParams | undefined): Promise<GraphViewResult> {
+    const uri = typeof params?.uri === 'string' ? params.uri : this.folders[0];
+    const state = uri !== undefined ? await this.checkedStateOf(uri) : undefined;
+    // Without a checked document: the graph of the folder's settings (or the initialization options').
+    const settings = state?.settings ?? (uri !== undefined ? await this.settingsFor(uri) : this.fallback);
+    const live = state ? state.live : await this.liveClientFor(settings);
+    const mode = this.modeOf(settings);
+    let status: StatusParams;
+    if (live) status = live.currentStatus();
+    else if (mode !== 'live') status = passiveStatus(settings.server.url, mode, RULESET_VERSION);
+    else throw new Error(`no live graph for ${settings.server.url}`);
+    const graph = state ? state.graph : live?.graph();
+    const tools = state ? declaredToolsOf(state.analysis, graph !== undefined) : undefined;
+    return { status, ...(graph ? { graph } : {}), ...(tools ? { tools } : {}) };
   }
 
   private async symbols(uri: string) {

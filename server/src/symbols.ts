@@ -3,7 +3,7 @@
  * order they first appear), each tool's arguments under it.
  */
 import { type DocumentSymbol, SymbolKind, type SymbolInformation } from 'vscode-languageserver';
-import type { JsonNode } from '../../runtime/src/rules/index';
+import type { JsonNode } from '10xgraph/rules';
 import type { Positions } from './positions';
 import { rangeOf } from './diagnostics';
 import { nodeAtPath } from './jsonPaths';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { layoutGraph, renderSvg } from '../../client/src/graphView/layout';
-import { declaredTools, type Graph } from '../../runtime/src/rules/index';
+import { declaredTools, type Graph } from '10xgraph/rules';
 
 const GRAPH: Graph = {
   origin: 'live',

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import type { Diagnostic, TextDocumentContentChangeEvent } from 'vscode-languageserver-protocol/node';
 import { ApiStartupError, prepareAgent } from '../../runtime/src/api/start';
-import { formatProblemLine } from '../../runtime/src/cli/format';
+import { formatProblemLine } from '../../runtime/src/rules/problemText';
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
 import { auditConfig, LineIndex, type AuditOptions, type Graph, type Problem } from '../../runtime/src/rules/index';
 import { findAgentCandidates } from '../../runtime/src/workspace/agentCandidates';
@@ -287,12 +287,12 @@ interface CliRun {
 }
 
 /**
- * Runs `node dist/cli.js ...args` in `cwd`. When `ready(stdout)` turns true (the server listens),
+ * Runs `node runtime/dist/cli.js ...args` in `cwd`. When `ready(stdout)` turns true (the server listens),
  * it is sent SIGTERM; it is killed if it has not exited within 30 s.
  */
 function runCli(cwd: string, args: string[], ready: (stdout: string) => boolean): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'dist', 'cli.js'), ...args], { cwd, env: { ...process.env, TENXGRAPH_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'runtime', 'dist', 'cli.js'), ...args], { cwd, env: { ...process.env, TENXGRAPH_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let listened = false;

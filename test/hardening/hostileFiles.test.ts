@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic } from 'vscode-languageserver-protocol/node';
-import { formatProblemLine } from '../../runtime/src/cli/format';
+import { formatProblemLine } from '../../runtime/src/rules/problemText';
 import { auditConfig, LineIndex, type Problem } from '../../runtime/src/rules/index';
 import { generateConfig } from '../../bench/generate';
 import { CORPUS_GRAPH } from '../support/corpus';
@@ -299,7 +299,7 @@ describe('hostile files', () => {
     });
 
     test('found by hostile files: a message names a 1 MB key without quoting all of it', () => {
-      // SPEC: a message says in one sentence what is wrong, where and what to do. A message that
+      // docs/spec.md §2: a message says in one sentence what is wrong, where and what to do. A message that
       // quotes a 1 MB key whole is a 1 MB line in the terminal, the Problems panel and the log.
       for (const p of auditConfig(text)) assert.ok(p.message.length <= 2000, `${p.code}: the message is ${p.message.length} characters long`);
     });

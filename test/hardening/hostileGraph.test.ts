@@ -274,7 +274,7 @@ describe("the language server's status against hostile servers", () => {
   test('100,000 nodes: one diagnostic carries a bounded number of quick fixes, not one per ToolNode (runtime/src/rules/rules/node-not-found.ts)', () => {
     // Known failure: node-not-found offers "Change to '<name>'" for every ToolNode of the graph,
     // so against 50,000 ToolNodes each diagnostic carries 50,000 fixes and every validation
-    // pushes megabytes: the flood of diagnostics SPEC §3 rules out.
+    // pushes megabytes: the flood of diagnostics docs/spec.md §3 rules out.
     assert.ok(largeGraphDiagnostics, 'the 100,000-node test ran');
     assert.ok(largeGraphDiagnostics.fixes <= 100, `one node-not-found diagnostic carries ${largeGraphDiagnostics.fixes} quick fixes`);
     assert.ok(largeGraphDiagnostics.size < MIB, `one validation pushes ${(largeGraphDiagnostics.size / MIB).toFixed(1)} MiB of diagnostics`);

@@ -1,4 +1,4 @@
-// The catalog: every code has its SPEC severity, a docs anchor, a rule that reports it and a
+// The catalog: every code has its severity in docs/spec.md, a docs anchor, a rule that reports it and a
 // test file of its own in this folder.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { RULES, ruleDocsAnchor } from '../../runtime/src/rules';
 import type { ProblemCode, Severity } from '../../runtime/src/rules';
 import { ALL_RULES } from '../../runtime/src/rules/rules/index';
 
-const SPEC_SEVERITIES: Record<ProblemCode, Severity> = {
+const SEVERITIES: Record<ProblemCode, Severity> = {
   'invalid-json': 'error',
   'root-not-object': 'error',
   'agent-missing': 'error',
@@ -36,8 +36,8 @@ const SPEC_SEVERITIES: Record<ProblemCode, Severity> = {
 };
 
 describe('the rule catalog', () => {
-  test('every code has the severity SPEC §2 gives it', () => {
-    assert.deepEqual(Object.fromEntries(Object.entries(RULES).map(([code, info]) => [code, info.severity])), SPEC_SEVERITIES);
+  test('every code has the severity docs/spec.md §2 gives it', () => {
+    assert.deepEqual(Object.fromEntries(Object.entries(RULES).map(([code, info]) => [code, info.severity])), SEVERITIES);
   });
 
   test('every code has a title and a docs anchor named after it', () => {

@@ -11,11 +11,11 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadAgentGraph } from '../../runtime/src/api/index';
-import { formatProblemLine } from '../../runtime/src/cli/format';
+import { formatProblemLine } from '../../runtime/src/rules/problemText';
 import { analyzeConfig } from '../../runtime/src/rules/index';
 import { ROOT } from './serverHelpers';
 
-const CLI = resolve(ROOT, 'dist', 'cli.js');
+const CLI = resolve(ROOT, 'runtime', 'dist', 'cli.js');
 const AGENT = `${resolve(ROOT, 'examples', 'quickstart', 'graph')}:app`;
 const folder = mkdtempSync(join(tmpdir(), '10xgraph-api-cli-'));
 

@@ -252,7 +252,7 @@ describe('schemas/10xgraph.schema.json', () => {
     }
   });
 
-  test('requires agent and the three tool fields, and rejects other tool fields, as SPEC §1 says', () => {
+  test('requires agent and the three tool fields, and rejects other tool fields, as docs/spec.md §1 says', () => {
     assert.deepEqual(schema.required, ['agent']);
     assert.deepEqual(schema.definitions.remoteTool.required, ['node', 'name', 'description']);
     assert.equal(schema.definitions.remoteTool.additionalProperties, false);

@@ -1,5 +1,5 @@
 /**
- * The live graph over stdio, against a loopback server answering SPEC §3: the graph rules
+ * The live graph over stdio, against a loopback server answering docs/spec.md §3: the graph rules
  * cross-checked, the server going away and coming back, the disk cache, trust, the token,
  * version mismatch, and hostile servers. Requests are counted to prove that typing never
  * fetches.
@@ -8,7 +8,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DocumentSymbolRequest, ExecuteCommandRequest, type Diagnostic } from 'vscode-languageserver-protocol/node';
-import { TrustNotification, type StatusParams } from '../../server/src/protocol';
+import { TrustNotification, type StatusParams } from '../../common/protocol';
 import { TestClient, fileUri, tempFolder, waitFor } from '../support/lspClient';
 import { GraphHttpServer, QUICKSTART_LIKE_GRAPH, type Hostility } from '../support/graphHttp';
 

@@ -11,7 +11,7 @@ import { ExecuteCommandRequest, type Diagnostic } from 'vscode-languageserver-pr
 import { startApiServer, type RunningApiServer } from '../../runtime/src/api/index';
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
 import { auditConfig, LineIndex, type Graph } from '../../runtime/src/rules/index';
-import type { StatusParams } from '../../server/src/protocol';
+import type { StatusParams } from '../../common/protocol';
 import { TestClient, fileUri, ROOT, tempFolder } from '../support/lspClient';
 
 const QUICKSTART_CONFIG = join(ROOT, 'examples', 'quickstart', '10xgraph.json');

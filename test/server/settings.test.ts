@@ -6,7 +6,7 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { DEFAULT_SETTINGS, parseSettings, sectionFromInitializationOptions, trustedFromInitializationOptions } from '../../server/src/settings';
+import { DEFAULT_SETTINGS, parseSettings, sectionFromInitializationOptions, trustedFromInitializationOptions } from '../../common/settings';
 import { matchAny, matchGlob } from '../../server/src/glob';
 import { matchPathsOf } from '../../server/src/paths';
 import { DidChangeWorkspaceFoldersNotification } from 'vscode-languageserver-protocol/node';
@@ -16,7 +16,7 @@ const BROKEN = '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name":
 const CLOSED_PORT_URL = 'http://127.0.0.1:9';
 
 describe('parseSettings', () => {
-  test('nothing gives the defaults of SPEC §5', () => {
+  test('nothing gives the defaults of docs/spec.md §5', () => {
     assert.deepEqual(parseSettings(undefined), { ...DEFAULT_SETTINGS, server: { ...DEFAULT_SETTINGS.server, token: undefined } });
     assert.equal(parseSettings(null).server.url, 'http://localhost:8000');
     assert.equal(parseSettings({}).server.timeoutMs, 2000);

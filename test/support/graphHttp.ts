@@ -1,5 +1,5 @@
 /**
- * A loopback server answering SPEC §3 (`/ping`, `/v1/graph`, `/v1/graph/tools`) from a graph
+ * A loopback server answering docs/spec.md §3 (`/ping`, `/v1/graph`, `/v1/graph/tools`) from a graph
  * description, which can be stopped and started again on the same port, and made hostile
  * (slow, failing, unauthorised, malformed, huge, redirecting). It counts requests.
  */

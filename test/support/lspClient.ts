@@ -38,7 +38,7 @@ import {
   StreamMessageWriter,
   type TextDocumentContentChangeEvent,
 } from 'vscode-languageserver-protocol/node';
-import { StatusNotification, type StatusParams } from '../../server/src/protocol';
+import { StatusNotification, type StatusParams } from '../../common/protocol';
 
 export const ROOT = join(__dirname, '..', '..');
 /** The bundle under test: `dist/server.js`, or another build named by `TENXGRAPH_LS_BUNDLE`. */

@@ -1,9 +1,9 @@
-/** Runs the built CLI (dist/cli.js) as a user would, and collects what it prints. */
+/** Runs the built CLI (runtime/dist/cli.js) as a user would, and collects what it prints. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '..', '..');
-export const CLI = join(ROOT, 'dist', 'cli.js');
+export const CLI = join(ROOT, 'runtime', 'dist', 'cli.js');
 
 export interface RunResult {
   code: number | null;
@@ -11,7 +11,7 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs `node dist/cli.js ...args` and resolves when it exits (killed after `timeoutMs`). */
+/** Runs `node runtime/dist/cli.js ...args` and resolves when it exits (killed after `timeoutMs`). */
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,51 +1,40 @@
 /**
- * `10xgraph: Open Graph`: a webview that draws the live graph of the configured server. The
- * extension host fetches the graph (the webview has no network access at all: its content
- * security policy allows only its own nonce-tagged script and style) and sends the drawing.
+ * `10xgraph: Open Graph`: a webview that draws the graph a `10xgraph.json` is checked against.
+ * What it draws comes from the language server (`10xgraph/graphView`): the graph the document's
+ * diagnostics use, its status and the file's tools with the rule set's verdicts, so the drawing
+ * and the Problems panel always agree. The webview itself has no network access at all: its
+ * content security policy allows only its own nonce-tagged script and style.
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { fetchLiveGraph } from '../../../runtime/src/live/fetchGraph';
-import type { Graph } from '../../../runtime/src/rules/types';
-import { declaredTools } from '../../../runtime/src/rules/declaredTools';
-import type { StatusParams } from '../../../server/src/protocol';
-import { readSettings } from '../settings';
-import type { TokenStore } from '../tokens';
-import { ageOf } from '../statusText';
-import { escapeXml, layoutGraph, renderSvg, type FileTool } from './layout';
+import type { GraphViewParams, GraphViewResult, StatusParams } from '../../../common/protocol';
+import { type Drawing, drawAnswer, type GraphViewState, loadingDrawing } from './drawing';
+
+export type { GraphViewState };
 
 /** What the panel needs from the rest of the extension. */
 export interface GraphPanelDeps {
-  tokens: TokenStore;
+  /** Sends `10xgraph/graphView` to the language server: undefined when it does not run, null when it failed. */
+  request: (params: GraphViewParams) => Promise<GraphViewResult | null | undefined>;
   /** The 10xgraph document the panel compares against (the active one, else the last one seen). */
   configDocument: () => vscode.TextDocument | undefined;
   output: vscode.OutputChannel;
 }
 
-/** What the view shows, also reported to tests through the extension's API. */
-export interface GraphViewState {
-  state: 'loading' | 'connected' | 'offline' | 'disabled' | 'untrusted';
-  url: string;
-  nodes: string[];
-  unattached: FileTool[];
-  message?: string;
-}
-
-const MAX_BYTES = 5 * 1024 * 1024;
+// Typing in the file asks again once the typing pauses, as the diagnostics are pulled.
+const REDRAW_DELAY_MS = 250;
 
 /** The one graph panel of the window. */
 export class GraphPanel implements vscode.Disposable {
   private static current: GraphPanel | undefined;
   private readonly disposables: vscode.Disposable[] = [];
-  private graph: Graph | undefined;
-  private viewState: GraphViewState;
+  private document: vscode.TextDocument | undefined;
+  private drawing: Drawing = loadingDrawing();
   private loading: Promise<void> | undefined;
   private redrawTimer: ReturnType<typeof setTimeout> | undefined;
   private lastStatusKey = '';
-  private fileTools: FileTool[] = [];
-  private fileToolsUri: string | undefined;
 
-  /** Opens the panel, or reveals it and refetches when it is open. */
+  /** Opens the panel, or reveals it and asks again when it is open. */
   static show(deps: GraphPanelDeps): GraphPanel {
     if (GraphPanel.current !== undefined) {
       GraphPanel.current.panel.reveal(undefined, false);
@@ -70,7 +59,6 @@ export class GraphPanel implements vscode.Disposable {
     private readonly panel: vscode.WebviewPanel,
     private readonly deps: GraphPanelDeps,
   ) {
-    this.viewState = { state: 'loading', url: readSettings().server.url, nodes: [], unattached: [] };
     panel.webview.html = pageHtml(panel.webview.cspSource, nonce());
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
@@ -83,16 +71,18 @@ export class GraphPanel implements vscode.Disposable {
         if (panel.visible) this.post();
       }),
       vscode.workspace.onDidChangeTextDocument((event) => {
-        if (event.document === this.deps.configDocument()) this.scheduleRedraw();
+        if (event.document === this.deps.configDocument()) this.scheduleReload();
       }),
-      vscode.window.onDidChangeActiveTextEditor(() => this.scheduleRedraw()),
+      vscode.window.onDidChangeActiveTextEditor(() => {
+        if (this.deps.configDocument() !== this.document) this.scheduleReload();
+      }),
     );
     void this.reload();
   }
 
   /** What the view shows now. */
   get state(): GraphViewState {
-    return this.viewState;
+    return this.drawing.view;
   }
 
   /** Resolves once a load in progress (if any) has finished. */
@@ -100,7 +90,7 @@ export class GraphPanel implements vscode.Disposable {
     while (this.loading !== undefined) await this.loading;
   }
 
-  /** Refetches when the server reports that the graph changed (a new fetch, or a new state). */
+  /** Asks again when the server reports that a graph changed (a new fetch, or a new state). */
   onStatus(status: StatusParams): void {
     const key = `${status.url} ${status.state} ${status.nodeCount ?? ''} ${status.fetchedAt ?? ''}`;
     if (key === this.lastStatusKey) return;
@@ -108,37 +98,20 @@ export class GraphPanel implements vscode.Disposable {
     void this.reload();
   }
 
-  /** Fetches the graph again (when trusted and enabled) and redraws. */
+  /** Asks the language server what to draw for the current document, and draws it. */
   reload(): Promise<void> {
     const run = async () => {
-      const settings = readSettings();
-      const url = settings.server.url;
-      if (!vscode.workspace.isTrusted) {
-        this.graph = undefined;
-        this.viewState = { state: 'untrusted', url, nodes: [], unattached: [], message: 'This workspace is not trusted, so no server is contacted and no graph is fetched. Trust the workspace to see the live graph.' };
-      } else if (!settings.server.enabled) {
-        this.graph = undefined;
-        this.viewState = { state: 'disabled', url, nodes: [], unattached: [], message: 'Live graph checks are off (10xgraph.server.enabled).' };
-      } else {
-        this.viewState = { ...this.viewState, state: 'loading', url };
-        this.post();
-        // The token the language server uses for this URL: the stored one, else the setting, else the environment.
-        const token = (await this.deps.tokens.tokenFor(url)) ?? settings.server.token ?? (process.env.TENXGRAPH_TOKEN || undefined);
-        const result = await fetchLiveGraph(url, { timeoutMs: settings.server.timeoutMs, maxBytes: MAX_BYTES, ...(token !== undefined ? { token } : {}) });
-        if (result.ok) {
-          this.graph = result.graph;
-          this.viewState = { state: 'connected', url, nodes: result.graph.nodes.map((node) => node.name), unattached: [] };
-        } else {
-          this.deps.output.appendLine(`[graph view] ${url}: ${result.error}`);
-          this.viewState = {
-            state: 'offline',
-            url,
-            nodes: this.graph?.nodes.map((node) => node.name) ?? [],
-            unattached: [],
-            message: `${result.error}${this.graph !== undefined ? ' Showing the last graph fetched.' : ''}`,
-          };
-        }
+      const document = this.deps.configDocument();
+      const scope = document?.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+      let answer: GraphViewResult | null | undefined;
+      try {
+        answer = await this.deps.request(scope !== undefined ? { uri: scope.toString() } : {});
+      } catch (error) {
+        answer = null;
+        this.deps.output.appendLine(`[graph view] the language server did not answer: ${error instanceof Error ? error.message : String(error)}`);
       }
+      this.document = document;
+      this.drawing = drawAnswer(answer, document !== undefined ? vscode.workspace.asRelativePath(document.uri) : undefined, Date.now());
       this.post();
     };
     // Loads run one after another, so an older answer never overwrites a newer one.
@@ -157,63 +130,18 @@ export class GraphPanel implements vscode.Disposable {
     this.panel.dispose();
   }
 
-  private scheduleRedraw(): void {
+  private scheduleReload(): void {
     if (this.redrawTimer !== undefined) clearTimeout(this.redrawTimer);
     this.redrawTimer = setTimeout(() => {
       this.redrawTimer = undefined;
-      this.post();
-    }, 250);
+      void this.reload();
+    }, REDRAW_DELAY_MS);
   }
 
   /** Sends the current drawing to the webview. */
   private post(): void {
-    const document = this.deps.configDocument();
-    if (document?.uri.toString() !== this.fileToolsUri) {
-      this.fileTools = [];
-      this.fileToolsUri = document?.uri.toString();
-    }
-    const graph = this.graph;
-    const fileTools = (this.fileTools = (document !== undefined ? declaredTools(document.getText(), graph ? { graph } : {}) : []) ?? this.fileTools);
-    let svg = '';
-    if (graph !== undefined) {
-      const layout = layoutGraph(graph, fileTools);
-      this.viewState = { ...this.viewState, unattached: layout.unattached };
-      svg = renderSvg(layout);
-    }
-    const header = headerHtml(this.viewState, graph, document);
-    void this.panel.webview.postMessage({ type: 'render', header, svg });
+    void this.panel.webview.postMessage({ type: 'render', header: this.drawing.header, svg: this.drawing.svg });
   }
-}
-
-function headerHtml(view: GraphViewState, graph: Graph | undefined, document: vscode.TextDocument | undefined): string {
-  const parts: string[] = [];
-  const where = `<code>${escapeXml(view.url)}</code>`;
-  switch (view.state) {
-    case 'loading':
-      parts.push(`<p class="state loading">Fetching the graph from ${where}…</p>`);
-      break;
-    case 'connected': {
-      const age = ageOf(graph?.fetchedAt, Date.now());
-      const edges = graph?.edges?.length ?? 0;
-      parts.push(`<p class="state connected">Live graph of ${where}: ${view.nodes.length} nodes, ${edges} edges${age !== undefined ? `, fetched ${escapeXml(age)}` : ''}${graph?.version !== undefined ? ` (10xgraph ${escapeXml(graph.version)})` : ''}.</p>`);
-      break;
-    }
-    case 'offline':
-      parts.push(`<p class="state offline">Graph offline — ${where}: ${escapeXml(view.message ?? '')}</p>`);
-      break;
-    default:
-      parts.push(`<p class="state ${view.state}">${escapeXml(view.message ?? '')}</p>`);
-  }
-  if (document !== undefined) {
-    const name = vscode.workspace.asRelativePath(document.uri);
-    parts.push(
-      view.unattached.length === 0
-        ? `<p class="file">Tools of <code>${escapeXml(name)}</code>: all attached.</p>`
-        : `<p class="file missing">Tools of <code>${escapeXml(name)}</code> the server has not attached: ${view.unattached.map((tool) => `<code>${escapeXml(tool.node)} / ${escapeXml(tool.name)}</code>`).join(', ')}. Restart the server with this config.</p>`,
-    );
-  }
-  parts.push('<p class="legend"><span class="tool local">⚙ server tool</span> <span class="tool remote">⇄ remote tool</span> <span class="tool missing">✗ in the file, not attached</span></p>');
-  return parts.join('');
 }
 
 function pageHtml(cspSource: string, nonceValue: string): string {
@@ -232,7 +160,7 @@ function pageHtml(cspSource: string, nonceValue: string): string {
   button { background: var(--vscode-button-background); color: var(--vscode-button-foreground); border: none; padding: 4px 10px; cursor: pointer; }
   button:hover { background: var(--vscode-button-hoverBackground); }
   .state.offline, .file.missing, .tool.missing { color: var(--vscode-errorForeground); }
-  .state.untrusted, .state.disabled { color: var(--vscode-descriptionForeground); }
+  .state.untrusted, .state.disabled, .state.stopped { color: var(--vscode-descriptionForeground); }
   .legend { color: var(--vscode-descriptionForeground); font-size: 90%; }
   code { font-family: var(--vscode-editor-font-family); }
   svg.graph { font-family: var(--vscode-editor-font-family), monospace; font-size: 12px; max-width: 100%; height: auto; }

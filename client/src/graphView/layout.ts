@@ -6,8 +6,7 @@
  * set aside first and drawn as arcs on the side), ordered within a layer by the mean position
  * of their neighbours, and stacked top to bottom.
  */
-import type { Graph, GraphNode, NodeKind } from '../../../runtime/src/rules/types';
-import type { DeclaredTool } from '../../../runtime/src/rules/declaredTools';
+import type { DeclaredTool, Graph, GraphNode, NodeKind } from '10xgraph/rules';
 
 /** A remote tool that the open `10xgraph.json` declares, with the rule set's verdict on whether it is attached. */
 export type FileTool = DeclaredTool;

@@ -2,17 +2,11 @@
  * The envelope every answer is wrapped in, and reading a JSON body within a size limit.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorEnvelope, ResponseMetadata } from '10xgraph-client/wire';
 import { ApiError } from './errors';
 
-/** The `metadata` of every answer and stream chunk. */
-export interface Metadata {
-  request_id: string;
-  timestamp: string;
-  message: string;
-}
-
 /** Makes the metadata of an answer. */
-function metadataFor(requestId: string, message: string): Metadata {
+function metadataFor(requestId: string, message: string): ResponseMetadata {
   return { request_id: requestId, timestamp: new Date().toISOString(), message };
 }
 
@@ -22,7 +16,7 @@ export function sendData(res: ServerResponse, requestId: string, data: unknown, 
 }
 
 /** The body of an error answer: `{error: {code, message}, metadata}`. */
-export function errorPayload(requestId: string, error: ApiError): { error: { code: string; message: string }; metadata: Metadata } {
+export function errorPayload(requestId: string, error: ApiError): ErrorEnvelope {
   return { error: { code: error.code, message: error.message }, metadata: metadataFor(requestId, error.message) };
 }
 

@@ -2,11 +2,12 @@
  * The API server of `10xgraph api`, usable as a library.
  */
 export { createApiServer, DEFAULT_MAX_BODY_BYTES } from './server';
-export type { ApiServer, ApiServerOptions, ApiLogger, ServableGraph, RunChunk } from './server';
+export type { ApiServer, ApiServerOptions, ApiLogger, ServableGraph } from './server';
+export type { StreamChunk } from '10xgraph-client/wire';
 export { startApiServer, prepareAgent, ApiStartupError } from './start';
 export type { StartApiOptions, RunningApiServer, PreparedAgent } from './start';
-export { loadAgentGraph, resolveAgentModule, parseAgentSpec, AgentLoadError, AGENT_EXTENSIONS } from './loadAgent';
-export type { AgentLoadErrorCode } from './loadAgent';
+export { loadAgentGraph, resolveAgentModule, parseAgentSpec, AgentLoadError, AGENT_EXTENSIONS } from '../agent/loadAgent';
+export type { AgentLoadErrorCode } from '../agent/loadAgent';
 export { ThreadStore } from './store';
 export type { ThreadRecord, ThreadStatus } from './store';
 export { ApiError, statusForRunError } from './errors';

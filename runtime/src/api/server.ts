@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import type { CompiledGraph } from '../graph/compiledGraph';
 import { errorCodeOf, errorMessageOf } from '../graph/errors';
-import type { Message, RemoteCall } from '../graph/messages';
+import type { GraphDescription, GraphTools, Message, RemoteToolCall as RemoteCall, StreamChunk } from '10xgraph-client/wire';
 import { validateResume } from '../graph/resume';
 import { ApiError, statusForRunError } from './errors';
 import { errorPayload, readJsonBody, sendData, sendError } from './http';
@@ -51,14 +51,6 @@ export interface ApiServer {
   /** Stops listening, ends open connections, waits for runs in flight and closes the store it opened. */
   close(): Promise<void>;
 }
-
-/** One chunk of a stream or WebSocket answer. */
-export type RunChunk =
-  | { event: 'metadata'; data: { thread_id: string; run_id: string } }
-  | { event: 'message'; data: Message }
-  | { event: 'remote_tool_calls'; data: { thread_id: string; calls: RemoteCall[] } }
-  | { event: 'error'; data: { code: string; message: string } }
-  | { event: 'end'; data: { thread_id: string | null; status: 'completed' | 'waiting' | 'error' } };
 
 interface PreparedRun {
   threadId: string;
@@ -178,7 +170,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     sendData(
       res,
       requestId,
-      { info: { name: description.name, version, node_count: nodes.length, edge_count: edges.length, entry_point: description.entryPoint }, nodes, edges },
+      { info: { name: description.name, version, node_count: nodes.length, edge_count: edges.length, entry_point: description.entryPoint }, nodes, edges } satisfies GraphDescription,
       `Graph '${description.name}' with ${nodes.length} nodes and ${edges.length} edges.`,
     );
   }
@@ -192,7 +184,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         return { node_name: node.name, tool_count: tools.length, tools };
       });
     const toolCount = nodes.reduce((sum, node) => sum + node.tool_count, 0);
-    sendData(res, requestId, { node_count: nodes.length, tool_count: toolCount, nodes }, `${toolCount} tools on ${nodes.length} ToolNodes.`);
+    sendData(res, requestId, { node_count: nodes.length, tool_count: toolCount, nodes } satisfies GraphTools, `${toolCount} tools on ${nodes.length} ToolNodes.`);
   }
 
   async function invoke(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
@@ -231,7 +223,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     return { threadId, runId: randomUUID(), request, ...(record ? { record } : {}) };
   }
 
-  async function execute(prepared: PreparedRun, emit: (chunk: RunChunk) => void): Promise<RunOutcome> {
+  async function execute(prepared: PreparedRun, emit: (chunk: StreamChunk) => void): Promise<RunOutcome> {
     const { threadId, request, record } = prepared;
     const outcome: RunOutcome = { status: 'error', messages: [], pending: [] };
     emit({ event: 'metadata', data: { thread_id: threadId, run_id: prepared.runId } });
@@ -290,7 +282,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     ws.on('message', (data: RawData, isBinary: boolean) => {
       let requestId: string | null = null;
       let threadId: string | null = null;
-      const send = (chunk: RunChunk) => {
+      const send = (chunk: StreamChunk) => {
         if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ ...chunk, request_id: requestId }));
       };
       try {

@@ -1,13 +1,13 @@
 /**
- * Start-up of `10xgraph api` (SPEC §4): read the config, load the agent module, run the rule set
+ * Start-up of `10xgraph api` (docs/spec.md §4): read the config, load the agent module, run the rule set
  * with the graph known, refuse on any error, attach the remote tools, log the warnings, serve.
  */
 import { dirname, join, resolve } from 'node:path';
-import { formatProblemLine } from '../cli/format';
+import { formatProblemLine } from '../rules/problemText';
 import type { CompiledGraph } from '../graph/compiledGraph';
 import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '../rules/index';
-import { loadConfigAgent } from './loadAgent';
+import { loadConfigAgent } from '../agent/loadAgent';
 import { ConfigReadError, displayPath, readConfigText } from '../workspace/configFile';
 import { createApiServer, type ApiLogger, type ApiServer } from './server';
 import { ThreadStore } from './store';
@@ -109,7 +109,7 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
 }
 
 /**
- * Starts `10xgraph api` as SPEC §4 says, logging `Attached N configured remote tools (to NODE,
+ * Starts `10xgraph api` as docs/spec.md §4 says, logging `Attached N configured remote tools (to NODE,
  * ...)`, each warning, and `Listening on http://HOST:PORT`. Throws `ApiStartupError` without
  * listening when the config has errors or the server cannot run.
  */

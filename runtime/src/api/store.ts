@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Message, RemoteCall } from '../graph/messages';
+import type { Message, RemoteToolCall as RemoteCall } from '10xgraph-client/wire';
 import type { Checkpoint } from '../graph/types';
 
 /** A thread's status between runs. `new` is a thread no run has finished on yet. */

@@ -2,8 +2,7 @@
  * Checks a run request body (`{messages, config?: {thread_id?}, recursion_limit?}`) field by
  * field. Each refusal is a 422 that names the field, so a client knows exactly what to change.
  */
-import { newMessageId, type Block, type Message } from '../graph/messages';
-import { DEFAULT_RECURSION_LIMIT } from '../graph/compiledGraph';
+import { DEFAULT_RECURSION_LIMIT, MAX_RECURSION_LIMIT, newMessageId, type Block, type Message } from '10xgraph-client/wire';
 import { ApiError } from './errors';
 
 /** A checked run request. */
@@ -15,7 +14,6 @@ export interface RunRequest {
 
 const ROLES = new Set(['user', 'assistant', 'tool']);
 const MAX_THREAD_ID = 256;
-const MAX_RECURSION_LIMIT = 10_000;
 
 /** Checks `body` and returns the request, or throws a 422 `invalid_request` naming the field. */
 export function parseRunRequest(body: unknown): RunRequest {

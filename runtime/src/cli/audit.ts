@@ -5,12 +5,12 @@
  */
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, resolve, relative } from 'node:path';
-import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type Graph, type Problem, type ProblemCode } from '../rules/index';
+import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type Problem, type ProblemCode } from '../rules/index';
 import { fetchLiveGraph } from '../live/fetchGraph';
 import { findAgentCandidates } from '../workspace/agentCandidates';
 import { displayPath, readConfigText } from '../workspace/configFile';
-import { countProblems, formatProblemLine, problemRange } from './format';
-import { loadGraphForAudit } from './auditGraph';
+import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
+import { type GraphSource, loadGraphForAudit } from './auditGraph';
 import { readArgs, UsageError } from './args';
 
 const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
@@ -95,14 +95,6 @@ function writeFileAtomic(path: string, text: string): void {
   }
 }
 
-/** How the graph was known for one audit. */
-export interface GraphSource {
-  mode: 'loaded' | 'url' | 'skipped';
-  graph?: Graph;
-  /** Why the graph rules were skipped, or where the graph came from. */
-  note: string;
-}
-
 /** Runs `10xgraph audit` with `argv`; resolves to the exit code. */
 export async function runAudit(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   let args: AuditArgs | 'help';
@@ -179,7 +171,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   return problems.some((p) => p.severity === 'error') ? 1 : 0;
 }
 
-/** The `--format json` report (SPEC §4). */
+/** The `--format json` report (docs/spec.md §4). */
 function toJsonReport(file: string, source: GraphSource, problems: readonly Problem[], lines: LineIndex) {
   return {
     file,

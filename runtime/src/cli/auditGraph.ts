@@ -1,6 +1,13 @@
-import { analyzeConfig } from '../rules/index';
-import { loadConfigAgent } from '../api/loadAgent';
-import type { GraphSource } from './audit';
+import { analyzeConfig, type Graph } from '../rules/index';
+import { loadConfigAgent } from '../agent/loadAgent';
+
+/** How the graph was known for one audit. */
+export interface GraphSource {
+  mode: 'loaded' | 'url' | 'skipped';
+  graph?: Graph;
+  /** Why the graph rules were skipped, or where the graph came from. */
+  note: string;
+}
 
 /**
  * The graph for an audit without `--graph-url` or `--no-graph`: loaded from the agent module,

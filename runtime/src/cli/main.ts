@@ -4,6 +4,7 @@
  */
 import { runAudit } from './audit';
 import { runApi } from './api';
+import { runTypes } from './types';
 import { VERSION } from '../version';
 
 const USAGE = `usage: 10xgraph <command> [options]
@@ -13,6 +14,8 @@ commands:
         check a 10xgraph.json (default ./10xgraph.json) with the rule set the server uses
   api [--config FILE] [--host 127.0.0.1] [--port 8000] [--db FILE]
         check the config, load the agent module and serve the graph over HTTP and WebSocket
+  types [FILE] [--out FILE]
+        write TypeScript types of the remote tools' arguments, for TenxGraphClient<RemoteTools>
 
 Run '10xgraph <command> --help' for a command's options.`;
 
@@ -24,6 +27,8 @@ export async function main(argv: string[]): Promise<number> {
       return runAudit(rest);
     case 'api':
       return runApi(rest);
+    case 'types':
+      return runTypes(rest);
     case undefined:
     case '-h':
     case '--help':

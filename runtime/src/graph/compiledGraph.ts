@@ -10,6 +10,7 @@ import { nameConflictMessage } from '../rules/rules/name-conflicts-with-server-t
 import type { Graph } from '../rules/types';
 import { AttachRemoteToolsError, GraphRunError, errorCodeOf, errorMessageOf } from './errors';
 import { newMessageId, type Message, type RemoteCall } from './messages';
+import { DEFAULT_RECURSION_LIMIT } from '10xgraph-client/wire';
 import { isModelNode, type ModelNode } from './modelNode';
 import { validateResume } from './resume';
 import { isPlainObject, isToolNode, type RemoteToolDefinition, type ToolNode } from './toolNode';
@@ -95,8 +96,7 @@ export interface RunResult {
   checkpoint: Checkpoint;
 }
 
-/** The default `recursionLimit`. */
-export const DEFAULT_RECURSION_LIMIT = 25;
+export { DEFAULT_RECURSION_LIMIT };
 
 /** Tells whether a value is a compiled graph (of any copy of the library). */
 export function isCompiledGraph(value: unknown): value is CompiledGraph {

@@ -5,7 +5,11 @@
  * sends the token only to the origin it belongs to.
  */
 import type { Graph, GraphEdge, GraphNode, GraphTool, NodeKind } from '../rules/types';
+import type { DataEnvelope, GraphDescription, GraphTools } from '10xgraph-client/wire';
 import { nodeGet } from './nodeGet';
+
+/** A wire shape as it may arrive from any server: every field named, none trusted. */
+type Untrusted<T> = { [K in keyof T]?: unknown };
 
 /** The options of one fetch. */
 export interface FetchGraphOptions {
@@ -165,16 +169,20 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** Turns the two answers into a `Graph`; throws a `FetchFailure` naming what is malformed. */
 function toGraph(graphBody: unknown, toolsBody: unknown, now: number): Graph {
-  const data = isRecord(graphBody) ? graphBody.data : undefined;
+  const data = isRecord(graphBody) ? (graphBody as Untrusted<DataEnvelope<GraphDescription>>).data : undefined;
   if (!isRecord(data) || !Array.isArray(data.nodes)) throw new FetchFailure('/v1/graph did not answer {"data": {"nodes": [...]}}');
-  const toolsData = isRecord(toolsBody) ? toolsBody.data : undefined;
+  const description = data as Untrusted<GraphDescription>;
+  const toolsData = isRecord(toolsBody) ? (toolsBody as Untrusted<DataEnvelope<GraphTools>>).data : undefined;
   if (!isRecord(toolsData) || !Array.isArray(toolsData.nodes)) throw new FetchFailure('/v1/graph/tools did not answer {"data": {"nodes": [...]}}');
   const toolsByNode = new Map<string, GraphTool[]>();
-  for (const entry of toolsData.nodes) {
-    if (!isRecord(entry) || typeof entry.node_name !== 'string') throw new FetchFailure('/v1/graph/tools lists a node without a "node_name"');
+  for (const item of toolsData.nodes as unknown[]) {
+    const entry = (isRecord(item) ? item : undefined) as Untrusted<GraphTools['nodes'][number]> | undefined;
+    if (entry === undefined || typeof entry.node_name !== 'string') throw new FetchFailure('/v1/graph/tools lists a node without a "node_name"');
     const tools: GraphTool[] = [];
-    for (const tool of Array.isArray(entry.tools) ? entry.tools : []) {
-      if (!isRecord(tool) || typeof tool.name !== 'string') continue;
+    for (const value of Array.isArray(entry.tools) ? (entry.tools as unknown[]) : []) {
+      if (!isRecord(value)) continue;
+      const tool = value as Untrusted<GraphTools['nodes'][number]['tools'][number]>;
+      if (typeof tool.name !== 'string') continue;
       tools.push({
         name: tool.name,
         ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
@@ -185,8 +193,9 @@ function toGraph(graphBody: unknown, toolsBody: unknown, now: number): Graph {
     toolsByNode.set(entry.node_name, tools);
   }
   const nodes: GraphNode[] = [];
-  for (const entry of data.nodes) {
-    if (!isRecord(entry)) throw new FetchFailure('/v1/graph lists a node that is not an object');
+  for (const item of description.nodes as unknown[]) {
+    if (!isRecord(item)) throw new FetchFailure('/v1/graph lists a node that is not an object');
+    const entry = item as Untrusted<GraphDescription['nodes'][number]>;
     const name = typeof entry.name === 'string' ? entry.name : typeof entry.id === 'string' ? entry.id : undefined;
     if (name === undefined) throw new FetchFailure('/v1/graph lists a node without a "name"');
     const tools = toolsByNode.get(name);
@@ -196,10 +205,11 @@ function toGraph(graphBody: unknown, toolsBody: unknown, now: number): Graph {
     nodes.push({ name, kind, ...(kind === 'tool_node' ? { tools: tools ?? [] } : {}) });
   }
   const edges: GraphEdge[] = [];
-  for (const edge of Array.isArray(data.edges) ? data.edges : []) {
-    if (isRecord(edge) && typeof edge.source === 'string' && typeof edge.target === 'string') edges.push({ source: edge.source, target: edge.target });
+  for (const item of Array.isArray(description.edges) ? (description.edges as unknown[]) : []) {
+    const edge = (isRecord(item) ? item : {}) as Untrusted<GraphDescription['edges'][number]>;
+    if (typeof edge.source === 'string' && typeof edge.target === 'string') edges.push({ source: edge.source, target: edge.target });
   }
-  const info = isRecord(data.info) ? data.info : {};
+  const info = (isRecord(description.info) ? description.info : {}) as Untrusted<GraphDescription['info']>;
   return {
     origin: 'live',
     nodes,

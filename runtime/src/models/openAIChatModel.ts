@@ -2,7 +2,7 @@
  * `OpenAIChatModel`: a chat model behind any OpenAI-compatible chat-completions API (OpenAI,
  * Azure-style proxies, vLLM, Ollama, LM Studio, ...), with tool calling.
  */
-import type { Message } from '../graph/messages';
+import type { Message } from '10xgraph-client/wire';
 import { ModelError, type ChatModel, type ModelRequest, type ModelToolCall, type ModelTurn } from './types';
 
 /** How to reach the API. Unset options come from the environment. */

@@ -4,7 +4,7 @@
  * graph can be run end to end without a model API. Use `OpenAIChatModel` (or your own
  * `ChatModel`) for real conversations.
  */
-import { textOf, type Message, type ToolCallBlock } from '../graph/messages';
+import { textOf, type Message, type ToolCallBlock } from '10xgraph-client/wire';
 import type { ChatModel, ModelRequest, ModelToolCall, ModelTurn } from './types';
 
 /** One rule: when the user's text matches, call a tool. */

@@ -2,7 +2,7 @@
  * The chat model interface the model node runs. Any model fits that can take a conversation
  * and a list of tools and answer with text, tool calls, or both.
  */
-import type { Message } from '../graph/messages';
+import type { Message } from '10xgraph-client/wire';
 
 /** A JSON Schema object describing a tool's arguments (`type: "object"`). */
 export type JsonSchema = Record<string, unknown>;

@@ -119,7 +119,7 @@ function internalError(what: string, error: unknown, offset: number): Problem {
 }
 
 /** Orders problems by position, then by the catalog's order of codes, then by message. */
-export function compareProblems(a: Problem, b: Problem): number {
+function compareProblems(a: Problem, b: Problem): number {
   return a.offset - b.offset || a.length - b.length || CODE_ORDER.get(a.code)! - CODE_ORDER.get(b.code)! || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0);
 }
 

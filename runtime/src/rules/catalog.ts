@@ -7,7 +7,7 @@ export interface RuleInfo {
   title: string;
 }
 
-/** Every rule code with its severity and title (SPEC §2). */
+/** Every rule code with its severity and title (docs/spec.md §2). */
 export const RULES: Readonly<Record<ProblemCode, RuleInfo>> = {
   'invalid-json': { severity: 'error', title: 'The file is not strict JSON (syntax error, comment, trailing comma).' },
   'root-not-object': { severity: 'error', title: 'The root of the file is not an object.' },

@@ -1,5 +1,5 @@
 import type { AuditOptions, ProblemCode } from './types';
-import { analyzeConfig } from './audit';
+import { type Analysis, analyzeConfig } from './audit';
 import { buildToolViews } from './context';
 import { Kind } from './tree';
 
@@ -23,7 +23,14 @@ const GRAPH_CODES: ReadonlySet<ProblemCode> = new Set(['tool-not-attached', 'nod
  * view of the extension) say what the diagnostics say. Undefined when the text is not strict JSON.
  */
 export function declaredTools(text: string, options: AuditOptions = {}): DeclaredTool[] | undefined {
-  const analysis = analyzeConfig(text, options);
+  return declaredToolsOf(analyzeConfig(text, options), options.graph !== undefined);
+}
+
+/**
+ * The same, from an analysis already made (the language server keeps one per document
+ * version); `judged` says whether it was made with a graph, so that `attached` is meaningful.
+ */
+export function declaredToolsOf(analysis: Analysis, judged: boolean): DeclaredTool[] | undefined {
   const tree = analysis.flatTree;
   if (!tree) return undefined;
   if (tree.kind[tree.root] !== Kind.Object) return [];
@@ -33,7 +40,7 @@ export function declaredTools(text: string, options: AuditOptions = {}): Declare
     const { node, name } = tool.valid;
     if (node === undefined || name === undefined) continue;
     const declared: DeclaredTool = { node, name };
-    if (options.graph) declared.attached = !flagged.has(tree.start[tool.field.name]) && !flagged.has(tree.start[tool.field.node]);
+    if (judged) declared.attached = !flagged.has(tree.start[tool.field.name]) && !flagged.has(tree.start[tool.field.node]);
     tools.push(declared);
   }
   return tools;

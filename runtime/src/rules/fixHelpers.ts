@@ -51,8 +51,3 @@ export function removePropertyEdit(tree: Tree, property: number): TextEdit {
   if (previous !== NONE) return { offset: tree.end[previous], length: tree.end[property] - tree.end[previous], newText: '' };
   return { offset: tree.start[property], length: tree.end[property] - tree.start[property], newText: '' };
 }
-
-/** An edit that replaces the text of `node` with `newText`. */
-export function replaceEdit(tree: Tree, node: number, newText: string): TextEdit {
-  return { offset: tree.start[node], length: tree.end[node] - tree.start[node], newText };
-}

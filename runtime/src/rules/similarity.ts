@@ -1,5 +1,5 @@
 /** The edit distance between two strings (insertions, deletions, substitutions, swaps of neighbours). */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   // Optimal string alignment: three rows suffice.
   let before = new Array<number>(b.length + 1).fill(0);

@@ -6,7 +6,7 @@
 /** How bad a problem is: errors stop the server, warnings are logged, information is editor-only. */
 export type Severity = 'error' | 'warning' | 'information';
 
-/** Every code the rule set can report (SPEC §2), plus `internal-error` for a rule that threw. */
+/** Every code the rule set can report (docs/spec.md §2), plus `internal-error` for a rule that threw. */
 export type ProblemCode =
   | 'invalid-json'
   | 'root-not-object'

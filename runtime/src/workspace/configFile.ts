@@ -6,7 +6,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 
 /** Largest config file read (the language server has its own bound for open documents). */
-export const MAX_CONFIG_BYTES = 64 * 1024 * 1024;
+const MAX_CONFIG_BYTES = 64 * 1024 * 1024;
 
 /** The config could not be read; the message says what is wrong with `shown`, and what to do. */
 export class ConfigReadError extends Error {

@@ -1,5 +1,5 @@
 /**
- * `10xgraph api` as a real process (the built `dist/cli.js`) for the network hardening tests:
+ * `10xgraph api` as a real process (the built `runtime/dist/cli.js`) for the network hardening tests:
  * started on loopback, restarted on the same port after a SIGKILL, its stdout and stderr kept
  * so a test can wait for a line instead of sleeping.
  */
@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 /** The repository's root folder. */
 export const ROOT = resolve(__dirname, '..', '..', '..');
 /** The CLI bundle under test. */
-export const CLI = join(ROOT, 'dist', 'cli.js');
+export const CLI = join(ROOT, 'runtime', 'dist', 'cli.js');
 /** The config of the fault-injection agent (a scripted model calling the remote tool `lookup`). */
 export const FAULT_AGENT_CONFIG = join(__dirname, 'faultAgent', '10xgraph.json');
 

@@ -14,7 +14,7 @@ import {
   type TextEdit,
 } from '../../../runtime/src/rules/index';
 
-/** The nesting the rule set refuses beyond (SPEC: a strict parser with a bounded walk). */
+/** The nesting the rule set refuses beyond (docs/spec.md §1: a strict parser, here with a bounded walk). */
 export const MAX_DEPTH = 1000;
 
 const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './agentFolder';
 
-export const CLI_JS = join(ROOT, 'dist', 'cli.js');
+export const CLI_JS = join(ROOT, 'runtime', 'dist', 'cli.js');
 
 /** The resident-set high-water mark of `pid` in bytes, or undefined once it is gone. */
 export function peakRss(pid: number): number | undefined {
@@ -36,7 +36,7 @@ export interface MeasuredRun {
 }
 
 /**
- * Runs `node dist/cli.js ...args` in `cwd`. When `ready(stdout)` matches (a server listening), the
+ * Runs `node runtime/dist/cli.js ...args` in `cwd`. When `ready(stdout)` matches (a server listening), the
  * time is taken and the process is sent SIGTERM. A run past `timeoutMs` is killed.
  */
 export function runMeasured(args: string[], options: { cwd: string; timeoutMs: number; ready?: (stdout: string) => boolean }): Promise<MeasuredRun> {

@@ -19,7 +19,7 @@ function getAjv(): Ajv {
 }
 
 /** Checks one parameter schema against JSON Schema's meta-schema, then compiles it. */
-export function checkPropertySchema(schema: unknown): SchemaFinding[] {
+function checkPropertySchema(schema: unknown): SchemaFinding[] {
   const validator = getAjv();
   if (typeof schema !== 'object' && typeof schema !== 'boolean') return [{ pointer: '', message: 'a parameter schema must be an object (or true/false)' }];
   if (schema === null) return [{ pointer: '', message: 'a parameter schema must be an object, not null' }];

@@ -1,7 +1,7 @@
 import type { Rule } from '../context';
 
 /** The tool-name pattern model APIs accept. */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** `invalid-tool-name`: `name` fits the pattern model APIs accept for tool names. */
 export const invalidToolName: Rule = {

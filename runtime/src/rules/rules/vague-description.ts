@@ -19,7 +19,7 @@ export const vagueDescription: Rule = {
 };
 
 /** Words: runs without white space holding a letter or digit (counted up to three). */
-export function countWords(text: string): number {
+function countWords(text: string): number {
   let words = 0;
   let counted = false;
   for (let i = 0; i < text.length && words < 3; i++) {

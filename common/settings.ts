@@ -20,7 +20,7 @@ export interface Settings {
   files: string[];
 }
 
-/** The defaults of SPEC §5. */
+/** The defaults of docs/spec.md §5. */
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   server: Object.freeze({ url: 'http://localhost:8000', enabled: true, timeoutMs: 2000, refreshSeconds: 30 }),
   files: Object.freeze(['**/10xgraph.json']) as string[],

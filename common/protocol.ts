@@ -3,7 +3,8 @@
  * the server imports this file, and so does the VS Code extension. Each message is a
  * namespace with its `method` and `type`, so neither side spells a method name by hand.
  */
-import { NotificationType } from 'vscode-languageserver-protocol';
+import type { DeclaredTool, Graph } from '10xgraph/rules';
+import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
 
 /**
  * The state of the live graph of one server URL:
@@ -41,6 +42,40 @@ export interface StatusParams {
 export namespace StatusNotification {
   export const method = '10xgraph/status';
   export const type = new NotificationType<StatusParams>(method);
+}
+
+/** Parameters of `10xgraph/graphView`. */
+export interface GraphViewParams {
+  /**
+   * The `10xgraph.json` the view compares against, or a workspace folder when no such file is
+   * open; omitted, the first workspace folder. Its settings choose the server, exactly as for
+   * the diagnostics of that document.
+   */
+  uri?: string;
+}
+
+/** What the graph view draws, from the language server's state of that document or folder. */
+export interface GraphViewResult {
+  /** The state of the live graph in use (as `10xgraph/status` reports it). */
+  status: StatusParams;
+  /** The graph the document is judged against: fresh, or the last good one; absent when there is none. */
+  graph?: Graph;
+  /**
+   * The remote tools the document declares, each with the rule set's verdict on whether its node
+   * has it attached; absent when `uri` is not an open, checked `10xgraph.json` or its text is not JSON.
+   */
+  tools?: DeclaredTool[];
+}
+
+/**
+ * `10xgraph/graphView` (client → server): what the graph view of one document draws, answered
+ * from the server's cached state, so that the drawing and the diagnostics of a document always
+ * come from the same server and the same graph. Answers null only when the server failed (it
+ * logs why to its console).
+ */
+export namespace GraphViewRequest {
+  export const method = '10xgraph/graphView';
+  export const type = new RequestType<GraphViewParams, GraphViewResult | null, void>(method);
 }
 
 /** Parameters of `10xgraph/setTrusted`. */

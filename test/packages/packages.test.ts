@@ -1,0 +1,336 @@
+/**
+ * The packages as a user gets them: `scripts/package.mjs` packs the tarballs once, then in a
+ * temporary folder outside the repository a new project (`npm init -y`) installs them (their
+ * dependencies come from the registry or npm's cache) and the language server is installed
+ * globally into a temporary prefix. Then, as that user: the docs' client snippets compile with
+ * `tsc --strict`, `10xgraph-client` loads through `require` and `import`, `npx 10xgraph audit`
+ * and `npx 10xgraph types` judge the user's config, `npx 10xgraph api` serves the user's own
+ * TypeScript graph, and the installed `10xgraph-language-server --stdio` answers an editor.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  createProtocolConnection,
+  ExitNotification,
+  InitializedNotification,
+  InitializeRequest,
+  PublishDiagnosticsNotification,
+  DidOpenTextDocumentNotification,
+  ShutdownRequest,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type PublishDiagnosticsParams,
+} from 'vscode-languageserver-protocol/node';
+import { poll } from '../support/poll';
+import { extractClientSnippets } from './snippets';
+
+const ROOT = join(__dirname, '..', '..');
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'runtime', 'package.json'), 'utf8')) as { version: string }).version;
+/** The versions this repository builds with, so that npm finds them in its cache. */
+const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a user's shell: none of the npm_* variables `npm test` sets for its scripts. */
+function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key) && key !== 'TENXGRAPH_TEST' && key !== 'TENXGRAPH_TOKEN') env[key] = value;
+  return { ...env, ...extra };
+}
+
+/** Runs a command to its end and collects what it prints. */
+function run(command: string, args: string[], cwd: string, options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: options.env ?? userEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Like `run`, but a failure throws with everything the command printed. */
+async function must(command: string, args: string[], cwd: string, options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Ran> {
+  const ran = await run(command, args, cwd, options);
+  if (ran.code !== 0) throw new Error(`'${command} ${args.join(' ')}' failed (exit ${ran.code}) in ${cwd}:\n${ran.stdout}\n${ran.stderr}`);
+  return ran;
+}
+
+const GOOD_CONFIG = {
+  agent: 'graph:app',
+  remote_tools: [
+    {
+      node: 'tools',
+      name: 'get_user_location',
+      description: "Get the user's current location using the browser geolocation API.",
+      parameters: { type: 'object', properties: { timeout_ms: { type: 'number', description: 'Maximum time to wait in milliseconds.' } }, required: [] },
+    },
+    {
+      node: 'tools',
+      name: 'search_local_database',
+      description: "Search the user's local database for records matching a query.",
+      parameters: { type: 'object', properties: { query: { type: 'string' }, max_rows: { type: 'integer' } }, required: ['query'] },
+    },
+    { node: 'tools', name: 'read_clipboard', description: "Read the text currently on the user's clipboard." },
+  ],
+};
+
+/** A user's own graph: a scripted model that calls the location tool, and a ToolNode `tools`. */
+const USER_GRAPH = `import { END, ModelNode, ScriptedModel, StateGraph, ToolNode, toolsCondition } from '10xgraph';
+
+const model = new ScriptedModel({
+  rules: [{ when: /where/i, call: 'get_user_location', args: () => ({ timeout_ms: 500 }) }],
+  reply: (text: string) => 'You said: ' + text,
+});
+
+export const app = new StateGraph()
+  .addNode('planner', new ModelNode(model))
+  .addNode('tools', new ToolNode([]))
+  .setEntryPoint('planner')
+  .addConditionalEdges('planner', toolsCondition, ['tools', END])
+  .addEdge('tools', 'planner')
+  .compile({ name: 'user-graph' });
+`;
+
+const STRICT_TSCONFIG = {
+  compilerOptions: {
+    strict: true,
+    target: 'ES2022',
+    module: 'ESNext',
+    moduleResolution: 'Bundler',
+    lib: ['ES2022', 'DOM'],
+    types: ['node'],
+    esModuleInterop: true,
+    noEmit: true,
+    skipLibCheck: false,
+  },
+};
+
+describe('the packages, installed outside the repository', { timeout: 900_000 }, () => {
+  let work: string;
+  let project: string;
+  let globalPrefix: string;
+  const tarball = (name: string) => join(work, 'artifacts', `${name}-${VERSION}.tgz`);
+  const tsc = () => join(project, 'node_modules', 'typescript', 'bin', 'tsc');
+  const servers: ChildProcess[] = [];
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), '10xgraph-packages-'));
+    await must(process.execPath, [join(ROOT, 'scripts', 'package.mjs'), '--out-dir', join(work, 'artifacts')], ROOT, { env: process.env, timeoutMs: 300_000 });
+    project = join(work, 'project');
+    globalPrefix = join(work, 'global');
+    mkdirSync(project);
+    await must('npm', ['init', '-y'], project);
+    const quiet = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+    // The project's install builds better-sqlite3; the global one is independent: both at once.
+    await Promise.all([
+      must(
+        'npm',
+        ['install', ...quiet, tarball('10xgraph-client'), tarball('10xgraph'), `typescript@${versionOf('typescript')}`, `@types/node@${versionOf('@types/node')}`, `ws@${versionOf('ws')}`, `@types/ws@${versionOf('@types/ws')}`],
+        project,
+        { timeoutMs: 600_000 },
+      ),
+      must('npm', ['install', '-g', '--prefix', globalPrefix, ...quiet, tarball('10xgraph-language-server')], work, { timeoutMs: 300_000 }),
+    ]);
+    writeFileSync(join(project, '10xgraph.json'), JSON.stringify(GOOD_CONFIG, null, 2) + '\n');
+    writeFileSync(join(project, 'graph.ts'), USER_GRAPH);
+  });
+
+  after(async () => {
+    for (const server of servers) if (server.exitCode === null && server.signalCode === null) process.kill(-server.pid!, 'SIGKILL');
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  test('10xgraph-client declares no dependencies, and loads through require and import', async () => {
+    const manifest = JSON.parse(readFileSync(join(project, 'node_modules', '10xgraph-client', 'package.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(manifest.dependencies, undefined);
+    const probe = "const text = Message.text(Message.text_message('hi')); const client = new TenxGraphClient({ baseUrl: 'http://127.0.0.1:1' }); console.log(typeof TenxGraphClient, text, typeof client.registerToolHandler);";
+    const required = await must(process.execPath, ['-e', `const { TenxGraphClient, Message } = require('10xgraph-client'); ${probe}`], project);
+    assert.equal(required.stdout.trim(), 'function hi function');
+    const imported = await must(process.execPath, ['--input-type=module', '-e', `import { TenxGraphClient, Message } from '10xgraph-client'; ${probe}`], project);
+    assert.equal(imported.stdout.trim(), 'function hi function');
+    // The same package through the runtime's re-export, not a second copy.
+    const same = await must(process.execPath, ['-e', "console.log(require('10xgraph/client').TenxGraphClient === require('10xgraph-client').TenxGraphClient)"], project);
+    assert.equal(same.stdout.trim(), 'true');
+  });
+
+  /**
+   * One strict type-check of everything a user would write (tsc is the slow part of this suite):
+   * the docs' snippets beside the types `npx 10xgraph types` generated, and three handlers
+   * written against those types: one right, one with a misspelt tool name, one with a wrong
+   * argument type. Resolves to tsc's diagnostics by file.
+   */
+  let userCode: Promise<{ code: number | null; output: string; errorsByFile: Map<string, string[]> }> | undefined;
+  const checkUserCode = () =>
+    (userCode ??= (async () => {
+      const folder = join(project, 'app');
+      mkdirSync(folder);
+      await must('npx', ['10xgraph', 'types', '--out', 'app/remote-tools.ts'], project);
+      writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ ...STRICT_TSCONFIG, include: ['*.ts'] }, null, 2));
+      for (const [i, snippet] of extractClientSnippets(ROOT).entries()) writeFileSync(join(folder, `snippet${i + 1}.ts`), `// ${snippet.source}\n${snippet.code}\nexport {};\n`);
+      const header = "import { TenxGraphClient } from '10xgraph-client';\nimport type { RemoteTools } from './remote-tools';\nconst client = new TenxGraphClient<RemoteTools>();\n";
+      writeFileSync(join(folder, 'typedGood.ts'), `${header}client.registerToolHandler('search_local_database', (args) => args.query.toUpperCase() + (args.max_rows ?? 10));\n`);
+      writeFileSync(join(folder, 'typedMisspelt.ts'), `${header}client.registerToolHandler('get_user_locaton', () => ({ latitude: 0, longitude: 0 }));\n`);
+      writeFileSync(join(folder, 'typedWrongArgs.ts'), `${header}client.registerToolHandler('search_local_database', (args: { query: number }) => args.query + 1);\n`);
+      const ran = await run(process.execPath, [tsc(), '-p', folder, '--pretty', 'false'], project, { timeoutMs: 300_000 });
+      const errorsByFile = new Map<string, string[]>();
+      for (const line of ran.stdout.split('\n')) {
+        const match = /^(?:app\/)?([^(/]+)\(\d+,\d+\): error /.exec(line);
+        if (match) errorsByFile.set(match[1]!, [...(errorsByFile.get(match[1]!) ?? []), line]);
+      }
+      return { code: ran.code, output: ran.stdout + ran.stderr, errorsByFile };
+    })());
+
+  test("the docs' client snippets compile with tsc --strict against the installed 10xgraph-client", async () => {
+    const snippets = extractClientSnippets(ROOT);
+    assert.ok(snippets.length >= 2, `expected the README's client snippets, found ${snippets.length}`);
+    const { output, errorsByFile } = await checkUserCode();
+    const snippetErrors = [...errorsByFile].filter(([file]) => file.startsWith('snippet'));
+    assert.deepEqual(snippetErrors, [], `tsc --strict rejected the docs' snippets (${snippets.map((s) => s.source).join(', ')}):\n${output}`);
+    assert.ok(!/error TS/.test(output.replace(/^app\/typed(Misspelt|WrongArgs)\.ts.*$/gm, '')), output);
+
+    // Node's own module resolution, as ESM and as CommonJS, finds the package's declarations too.
+    const node = join(project, 'nodenext');
+    mkdirSync(node);
+    writeFileSync(join(node, 'esm.mts'), "import { TenxGraphClient, Message, type ToolHandler } from '10xgraph-client';\nconst handler: ToolHandler = (args) => args.query;\nnew TenxGraphClient().registerToolHandler('search', handler);\nMessage.text_message('hi');\n");
+    writeFileSync(join(node, 'cjs.cts'), "import client = require('10xgraph-client');\nnew client.TenxGraphClient().registerToolHandler('read_clipboard', () => 'text');\n");
+    writeFileSync(join(node, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...STRICT_TSCONFIG.compilerOptions, module: 'NodeNext', moduleResolution: 'NodeNext', types: [] }, include: ['*.mts', '*.cts'] }));
+    const nodenext = await run(process.execPath, [tsc(), '-p', node, '--pretty', 'false'], project, { timeoutMs: 300_000 });
+    assert.equal(nodenext.code, 0, `tsc (NodeNext) rejected the package:\n${nodenext.stdout}${nodenext.stderr}`);
+  });
+
+  test('with generated types a misspelt handler name or a wrong argument type does not compile', async () => {
+    const { code, output, errorsByFile } = await checkUserCode();
+    assert.notEqual(code, 0);
+    assert.deepEqual([...errorsByFile.keys()].sort(), ['typedMisspelt.ts', 'typedWrongArgs.ts'], output);
+    assert.match(errorsByFile.get('typedMisspelt.ts')!.join('\n'), /typedMisspelt\.ts\(4,\d+\): error TS2345: Argument of type '"get_user_locaton"' is not assignable/);
+    assert.match(errorsByFile.get('typedWrongArgs.ts')!.join('\n'), /typedWrongArgs\.ts\(4,\d+\): error TS2345: .*query/);
+  });
+
+  test('npx 10xgraph types on a broken config reports its problems and writes nothing', async () => {
+    const broken = JSON.stringify({ agent: 'graph:app', remote_tools: [{ node: 'tools', name: 'x', description: 'Find records by words.', parameters: { type: 'array' } }] }, null, 2);
+    writeFileSync(join(project, 'broken.json'), broken);
+    const ran = await run('npx', ['10xgraph', 'types', 'broken.json', '--out', 'broken-types.ts'], project);
+    assert.equal(ran.code, 1, ran.stderr);
+    const line = broken.split('\n').findIndex((text) => text.includes('"array"')) + 1;
+    assert.match(ran.stderr, new RegExp(`^broken\\.json:${line}:\\d+: error \\[parameters-type-not-object\\] `, 'm'));
+    assert.match(ran.stderr, /no types written/);
+    assert.equal(ran.stdout, '');
+    assert.deepEqual(readdirSync(project).filter((name) => name.startsWith('broken-types')), []);
+  });
+
+  test('npx 10xgraph audit passes a good config and fails a wrong node with its line', async () => {
+    const good = await run('npx', ['10xgraph', 'audit'], project);
+    assert.equal(good.code, 0, good.stdout + good.stderr);
+    assert.match(good.stdout, /^10xgraph\.json: no problems; graph loaded/m);
+
+    const wrong = JSON.stringify({ ...GOOD_CONFIG, remote_tools: [{ ...GOOD_CONFIG.remote_tools[0], node: 'toolz' }] }, null, 2);
+    writeFileSync(join(project, 'wrong.json'), wrong);
+    const bad = await run('npx', ['10xgraph', 'audit', 'wrong.json'], project);
+    assert.equal(bad.code, 1, bad.stdout + bad.stderr);
+    const line = wrong.split('\n').findIndex((text) => text.includes('"toolz"')) + 1;
+    assert.match(bad.stdout, new RegExp(`^wrong\\.json:${line}:\\d+: error \\[node-not-found\\] `, 'm'));
+  });
+
+  test("npx 10xgraph api serves the user's TypeScript graph, and the installed client runs the loop against it", async () => {
+    // Its own process group, so that stopping it stops npx and the CLI under it.
+    const server = spawn('npx', ['10xgraph', 'api', '--port', '0', '--db', join(work, 'threads.sqlite')], { cwd: project, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    servers.push(server);
+    let output = '';
+    server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const url = await poll(`10xgraph api to listen (output so far: ${output})`, () => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? (server.exitCode !== null ? Promise.reject(new Error(`exited ${server.exitCode}: ${output}`)) : undefined), 60_000);
+    try {
+      const response = await fetch(`${url}/v1/graph`);
+      assert.equal(response.status, 200);
+      const graph = (await response.json()) as { data: { nodes: Array<{ name: string; type?: string }> } };
+      assert.deepEqual(graph.data.nodes.map((node) => [node.name, node.type]), [['planner', 'model_node'], ['tools', 'tool_node']]);
+
+      // A user's script: the installed client, `ws` passed in (Node 20), a typed handler.
+      writeFileSync(
+        join(project, 'client.mjs'),
+        `import WebSocket from 'ws';
+import { TenxGraphClient, Message } from '10xgraph-client';
+const client = new TenxGraphClient({ baseUrl: process.argv[2], WebSocket });
+client.registerToolHandler('get_user_location', (args) => ({ latitude: 48.86, longitude: 2.29, waited: args.timeout_ms }));
+const result = await client.invoke([Message.text_message('Where am I?')]);
+const chunks = [];
+for await (const chunk of client.stream('Where am I now?', { transport: 'ws' })) chunks.push(chunk.event);
+client.close();
+console.log(JSON.stringify({ status: result.status, results: result.messages.flatMap((m) => m.content).filter((b) => b.type === 'tool_result'), chunks }));
+`,
+      );
+      const ran = await must(process.execPath, ['client.mjs', url], project);
+      const outcome = JSON.parse(ran.stdout) as { status: string; results: Array<{ status: string; output: unknown }>; chunks: string[] };
+      assert.equal(outcome.status, 'completed');
+      assert.deepEqual(outcome.results.map((r) => [r.status, r.output]), [['completed', { latitude: 48.86, longitude: 2.29, waited: 500 }]]);
+      assert.equal(outcome.chunks[0], 'metadata');
+      assert.equal(outcome.chunks.at(-1), 'end');
+    } finally {
+      process.kill(-server.pid!, 'SIGTERM');
+      await poll('10xgraph api to stop', () => server.exitCode !== null || server.signalCode !== null, 15_000);
+    }
+    await assert.rejects(fetch(`${url}/ping`));
+  });
+
+  test('the globally installed 10xgraph-language-server --stdio answers initialize and publishes the diagnostics of a broken file', async () => {
+    const installed = join(globalPrefix, 'lib', 'node_modules', '10xgraph-language-server');
+    assert.equal(existsSync(join(installed, 'node_modules')), false, 'the language server must need no node_modules');
+    const bin = join(globalPrefix, 'bin', '10xgraph-language-server');
+    const folder = join(work, 'editor');
+    mkdirSync(folder);
+    const file = join(folder, '10xgraph.json');
+    const text = '{\n  "agent": "graph:app",\n  "remote_tools": [\n    { "node": "TOOL", "name": "read_clipboard" }\n  ]\n}\n';
+    writeFileSync(file, text);
+
+    // As an editor starts it: the command on PATH, in the user's folder.
+    const child = spawn(bin, ['--stdio'], { cwd: folder, env: userEnv({ PATH: `${join(globalPrefix, 'bin')}:${process.env.PATH}` }), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+    const published: PublishDiagnosticsParams[] = [];
+    connection.onNotification(PublishDiagnosticsNotification.type, (params) => void published.push(params));
+    connection.listen();
+    try {
+      const result = await connection.sendRequest(InitializeRequest.type, {
+        processId: process.pid,
+        rootUri: pathToFileURL(folder).href,
+        workspaceFolders: [{ uri: pathToFileURL(folder).href, name: 'editor' }],
+        capabilities: { textDocument: { publishDiagnostics: { codeDescriptionSupport: true, dataSupport: true } } },
+        initializationOptions: { settings: { '10xgraph': { server: { enabled: false } } }, storagePath: join(work, 'ls-cache') },
+      });
+      assert.equal(result.serverInfo?.name, '10xgraph-language-server');
+      assert.ok(result.capabilities.codeActionProvider);
+      await connection.sendNotification(InitializedNotification.type, {});
+      const uri = pathToFileURL(file).href;
+      await connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'json', version: 1, text } });
+      const diagnostics = await poll(`diagnostics of ${uri} (stderr: ${stderr})`, () => published.find((p) => p.uri === uri)?.diagnostics, 30_000);
+      assert.deepEqual(
+        diagnostics.map((d) => [d.code, d.source, d.range.start.line]),
+        [['missing-field', '10xgraph', 3]],
+      );
+      await connection.sendRequest(ShutdownRequest.type);
+      await connection.sendNotification(ExitNotification.type);
+      await poll('the language server to exit', () => child.exitCode !== null || child.signalCode !== null, 10_000);
+      assert.equal(child.exitCode, 0);
+    } finally {
+      connection.dispose();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+});
