@@ -28,6 +28,7 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import { poll } from '../support/poll';
 import { extractClientSnippets } from './snippets';
+import { findE2eTools } from '../e2e/support/tools';
 
 const ROOT = join(__dirname, '..', '..');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'runtime', 'package.json'), 'utf8')) as { version: string }).version;
@@ -247,7 +248,7 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
     assert.match(bad.stdout, new RegExp(`^wrong\\.json:${line}:\\d+: error \\[node-not-found\\] `, 'm'));
   });
 
-  test("npx 10xgraph api serves the user's TypeScript graph, and the installed client runs the loop against it", async () => {
+  test("npx 10xgraph api serves the user's TypeScript graph, and the installed client runs the loop against it", async (t) => {
     // Its own process group, so that stopping it stops npx and the CLI under it.
     const server = spawn('npx', ['10xgraph', 'api', '--port', '0', '--db', join(work, 'threads.sqlite')], { cwd: project, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     servers.push(server);
@@ -280,7 +281,30 @@ console.log(JSON.stringify({ status: result.status, results: result.messages.fla
       assert.equal(outcome.status, 'completed');
       assert.deepEqual(outcome.results.map((r) => [r.status, r.output]), [['completed', { latitude: 48.86, longitude: 2.29, waited: 500 }]]);
       assert.equal(outcome.chunks[0], 'metadata');
+      assert.ok(outcome.chunks.includes('remote_tool_calls'), outcome.chunks.join(' '));
       assert.equal(outcome.chunks.at(-1), 'end');
+
+      // Node 22+ has a WebSocket of its own: the client needs no `ws` there. Node 24 is the one
+      // the e2e tools install (npm run setup:e2e; CI does); without it this part says so.
+      const { tools, reason } = findE2eTools();
+      await t.test("in Node 24 it streams over the platform's own WebSocket", { skip: reason ?? false }, async () => {
+        writeFileSync(
+          join(project, 'builtin.mjs'),
+          `import { TenxGraphClient } from '10xgraph-client';
+const client = new TenxGraphClient({ baseUrl: process.argv[2] }).registerToolHandler('get_user_location', () => ({ latitude: 1, longitude: 2 }));
+const events = [];
+for await (const chunk of client.stream('Where am I?', { transport: 'ws' })) events.push(chunk.event);
+client.close();
+console.log(process.versions.node.split('.')[0], JSON.stringify(events));
+`,
+        );
+        const builtin = await must(tools!.node, ['builtin.mjs', url], project);
+        const [major, events] = builtin.stdout.trim().split(' ');
+        assert.ok(Number(major) >= 22, builtin.stdout);
+        const seen = JSON.parse(events!) as string[];
+        assert.ok(seen.includes('remote_tool_calls'), events);
+        assert.equal(seen.at(-1), 'end');
+      });
     } finally {
       process.kill(-server.pid!, 'SIGTERM');
       await poll('10xgraph api to stop', () => server.exitCode !== null || server.signalCode !== null, 15_000);

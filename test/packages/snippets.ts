@@ -1,6 +1,6 @@
 /**
- * The docs' TypeScript client snippets: every ```ts block of the README and of docs/ that imports
- * `10xgraph-client`, as a user would copy it.
+ * The docs' TypeScript client snippets: every ```ts block of the READMEs (the repository's and the
+ * client package's) and of docs/ that imports `10xgraph-client`, as a user would copy it.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -11,9 +11,9 @@ export interface Snippet {
   code: string;
 }
 
-/** The Markdown files of the docs: the README and every .md file under docs/. */
+/** The Markdown files of the docs: the READMEs and every .md file under docs/. */
 function listDocs(root: string): string[] {
-  const files = [join(root, 'README.md')];
+  const files = [join(root, 'README.md'), join(root, 'client-sdk', 'README.md')];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir).sort()) {
       const path = join(dir, name);

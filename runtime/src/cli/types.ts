@@ -5,7 +5,7 @@
  * the audit's problem lines and no file.
  */
 import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { analyzeConfig, LineIndex, type RemoteToolSchema } from '../rules/index';
 import { countProblems, formatProblemLine } from '../rules/problemText';
 import { displayPath, readConfigText } from '../workspace/configFile';
@@ -140,18 +140,21 @@ export async function runTypes(argv: string[], out: NodeJS.WritableStream = proc
     return 1;
   }
 
+  // The header names the config as seen from where the types go, so the file reads the same on
+  // every machine (no absolute path) and points at its source.
+  const target = args.out === undefined ? undefined : resolve(args.out);
+  const label = (target ? relative(dirname(target), path) : shown).split('\\').join('/');
   let source: string;
   try {
-    source = await generateRemoteToolTypes(config.remoteTools, shown.split('\\').join('/'), dirname(path));
+    source = await generateRemoteToolTypes(config.remoteTools, label, dirname(path));
   } catch (error) {
     err.write(`10xgraph types: could not turn the parameters of ${shown} into types: ${(error as Error).message}\n`);
     return 1;
   }
-  if (args.out === undefined) {
+  if (target === undefined) {
     out.write(source);
     return 0;
   }
-  const target = resolve(args.out);
   try {
     writeFileAtomic(target, source);
   } catch (error) {
