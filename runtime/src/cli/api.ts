@@ -4,10 +4,14 @@
  * `FILE:LINE:COL: error [code] message`), 2 when the server cannot run (bad arguments, a missing
  * file or module, a port in use), 0 after a clean shutdown on SIGINT or SIGTERM.
  */
+import { LOG_FORMATS, LOG_LEVELS, parseLogFormat, parseLogLevel } from '../api/log';
+import { checkOriginSettings, OriginSettingError, splitList } from '../api/origin';
 import { ApiStartupError, startApiServer, type StartApiOptions } from '../api/start';
 import { readArgs, UsageError } from './args';
 
 const HELP = `usage: 10xgraph api [--config FILE] [--host HOST] [--port PORT] [--db FILE]
+                    [--cors-origin ORIGIN]... [--allowed-host NAME]...
+                    [--log-level LEVEL] [--log-format pretty|json]
 
 Checks the config with the rule set, loads its agent module and serves the graph over HTTP
 and WebSocket. Refuses to start (exit 1) on any error in the config.
@@ -17,14 +21,29 @@ and WebSocket. Refuses to start (exit 1) on any error in the config.
   --port PORT     the port (default 8000; 0 picks a free one)
   --db FILE       the thread database (default .10xgraph/threads.sqlite beside the config;
                   :memory: keeps threads in memory only)
+  --cors-origin ORIGIN
+                  a browser origin allowed to call the server, e.g. http://localhost:5173
+                  (repeatable; also TENXGRAPH_CORS_ORIGINS, comma-separated). Without a token
+                  pages on loopback origins are allowed anyway; with one, only listed origins
+  --allowed-host NAME
+                  a host name the server answers to besides loopback and --host, e.g. behind
+                  a proxy (repeatable; .example.com for a domain and its subdomains; also
+                  TENXGRAPH_ALLOWED_HOSTS). Other Host headers are refused (DNS rebinding)
+  --log-level LEVEL
+                  error, warn, info (default) or debug
+  --log-format FORMAT
+                  pretty (default: one readable line a record) or json (one object a line)
 
 Set TENXGRAPH_TOKEN to require 'Authorization: Bearer <token>' on every route but /ping.
+Listening on an address other than loopback without a token is warned about at start-up.
 
 Exit status: 0 stopped cleanly, 1 errors in the config, 2 could not run.`;
 
 
 function parseArgs(argv: string[]): StartApiOptions | 'help' {
   const options: StartApiOptions = { configPath: '10xgraph.json', host: '127.0.0.1', port: 8000 };
+  const corsOrigins: string[] = [];
+  const allowedHosts: string[] = [];
   for (const { flag, value } of readArgs(argv)) {
     switch (flag) {
       case '-h':
@@ -46,9 +65,36 @@ function parseArgs(argv: string[]): StartApiOptions | 'help' {
       case '--db':
         options.db = value();
         break;
+      case '--cors-origin':
+        corsOrigins.push(value());
+        break;
+      case '--allowed-host':
+        allowedHosts.push(value());
+        break;
+      case '--log-level': {
+        const text = value();
+        options.logLevel = parseLogLevel(text);
+        if (!options.logLevel) throw new UsageError(`--log-level takes ${LOG_LEVELS.join(', ')}, not '${text}'.`);
+        break;
+      }
+      case '--log-format': {
+        const text = value();
+        options.logFormat = parseLogFormat(text);
+        if (!options.logFormat) throw new UsageError(`--log-format takes ${LOG_FORMATS.join(' or ')}, not '${text}'.`);
+        break;
+      }
       default:
         throw new UsageError(`unknown ${flag.startsWith('-') ? 'option' : 'argument'} '${flag}'.`);
     }
+  }
+  // Flags and variables add up; a malformed entry stops start-up before anything is loaded.
+  options.corsOrigins = splitList(corsOrigins, process.env.TENXGRAPH_CORS_ORIGINS);
+  options.allowedHosts = splitList(allowedHosts, process.env.TENXGRAPH_ALLOWED_HOSTS);
+  try {
+    checkOriginSettings(options.corsOrigins, options.allowedHosts);
+  } catch (error) {
+    if (error instanceof OriginSettingError) throw new UsageError(error.message);
+    throw error;
   }
   return options;
 }
