@@ -304,7 +304,8 @@ async function checkServer(): Promise<void> {
     ui.serverStatus.textContent = `Connected to ${settings.baseUrl}.`;
   } catch (error) {
     ui.serverStatus.dataset.state = 'offline';
-    ui.serverStatus.textContent = await explain(error, settings, undefined);
+    // The check is an HTTP request whatever the transport picked for conversations.
+    ui.serverStatus.textContent = await explain(error, { ...settings, transport: 'invoke' }, undefined);
   }
 }
 
