@@ -47,7 +47,7 @@ const ui = {
   notes: element<HTMLTableSectionElement>('notes-rows'),
 };
 
-// The WebAssembly is served beside the page (copied from node_modules by serve.ts), never from a CDN.
+// The WebAssembly is served beside the page (serve.ts reads it from node_modules/sql.js), never from a CDN.
 const database = NotesDatabase.open(new URL('sql-wasm-browser.wasm', document.baseURI).href);
 const handlers = browserHandlers(database);
 
