@@ -4,7 +4,7 @@ import { Message } from './message';
 import { ToolExecutor } from './toolExecutor';
 import type { AnyToolArgs, ToolHandler, ToolHandlerOptions } from './toolExecutor';
 import { DEFAULT_RECURSION_LIMIT, newId, type CancelThreadData, type DeleteThreadData, type GraphDescription, type GraphTools, type InvokeData, type RemoteToolCall, type StreamChunk, type ThreadData } from './wire';
-import { WsConnection } from './wsConnection';
+import { webSocketProtocols, WsConnection } from './wsConnection';
 import type { WebSocketConstructor } from './wsConnection';
 
 /** Where a client connects when no `baseUrl` is given: `10xgraph api`'s default address. */
@@ -20,7 +20,10 @@ export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>
 export interface TenxGraphClientOptions {
   /** The server's base URL (default `http://127.0.0.1:8000`); a path prefix is kept. */
   baseUrl?: string;
-  /** Sent as `Authorization: Bearer <token>`, and as `?token=` on the WebSocket (browsers cannot set its headers). */
+  /**
+   * Sent as `Authorization: Bearer <token>`, and on the WebSocket (whose headers browsers cannot
+   * set) as the subprotocol `10xgraph.bearer.<base64url token>`, so it stays out of URLs and logs.
+   */
   token?: string;
   /** The fetch to use (default `globalThis.fetch`). */
   fetch?: FetchLike;
@@ -394,9 +397,7 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     }
     const url = new URL(`${this.baseUrl}/v1/graph/ws`);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-    const shown = url.toString();
-    if (this.token !== undefined) url.searchParams.set('token', this.token);
-    this.ws = new WsConnection(url.toString(), shown, this.WebSocketImpl);
+    this.ws = new WsConnection(url.toString(), url.toString(), this.WebSocketImpl, webSocketProtocols(this.token));
     return this.ws;
   }
 }

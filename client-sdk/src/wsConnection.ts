@@ -16,9 +16,26 @@ export interface WebSocketLike {
 }
 
 /** A WebSocket constructor: `globalThis.WebSocket` in browsers and Node 22+, `ws` in Node 20. */
-export type WebSocketConstructor = new (url: string) => WebSocketLike;
+export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
 
 const OPEN = 1;
+
+/** The subprotocol of the 10xgraph WebSocket; the server answers with it. */
+export const WS_PROTOCOL = '10xgraph';
+
+/**
+ * The subprotocols a client offers: `10xgraph`, and with a token `10xgraph.bearer.<base64url
+ * token>`. Browsers cannot set headers on a WebSocket, and a token in the URL ends up in logs and
+ * histories; a subprotocol does neither (the server never echoes or logs it).
+ */
+export function webSocketProtocols(token: string | undefined): string[] {
+  if (token === undefined || token === '') return [WS_PROTOCOL];
+  // btoa over the UTF-8 bytes, so this runs in browsers as well as in Node.
+  let binary = '';
+  for (const byte of new TextEncoder().encode(token)) binary += String.fromCharCode(byte);
+  const encoded = btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return [WS_PROTOCOL, `${WS_PROTOCOL}.bearer.${encoded}`];
+}
 
 /**
  * One WebSocket shared by every streaming request of a client. Requests are multiplexed by
@@ -34,6 +51,7 @@ export class WsConnection {
     private readonly url: string,
     private readonly shownUrl: string,
     private readonly WebSocketImpl: WebSocketConstructor,
+    private readonly protocols: string[] = [WS_PROTOCOL],
   ) {}
 
   /** Sends one request frame and returns the queue its chunks arrive on. */
@@ -72,7 +90,7 @@ export class WsConnection {
     this.opening = new Promise<WebSocketLike>((resolve, reject) => {
       let socket: WebSocketLike;
       try {
-        socket = new this.WebSocketImpl(this.url);
+        socket = new this.WebSocketImpl(this.url, this.protocols);
       } catch (error) {
         this.opening = undefined;
         reject(new TenxGraphError(0, CLIENT_ERROR_CODES.network, `Could not open a WebSocket to ${this.shownUrl}: ${error instanceof Error ? error.message : String(error)}.`));

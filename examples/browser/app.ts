@@ -47,7 +47,7 @@ const ui = {
   notes: element<HTMLTableSectionElement>('notes-rows'),
 };
 
-// The WebAssembly is served beside the page (copied from node_modules by serve.ts), never from a CDN.
+// The WebAssembly is served beside the page (serve.ts reads it from node_modules/sql.js), never from a CDN.
 const database = NotesDatabase.open(new URL('sql-wasm-browser.wasm', document.baseURI).href);
 const handlers = browserHandlers(database);
 
@@ -304,7 +304,8 @@ async function checkServer(): Promise<void> {
     ui.serverStatus.textContent = `Connected to ${settings.baseUrl}.`;
   } catch (error) {
     ui.serverStatus.dataset.state = 'offline';
-    ui.serverStatus.textContent = await explain(error, settings, undefined);
+    // The check is an HTTP request whatever the transport picked for conversations.
+    ui.serverStatus.textContent = await explain(error, { ...settings, transport: 'invoke' }, undefined);
   }
 }
 

@@ -125,7 +125,7 @@ function readPort(args: string[], flag: string, fallback: number): number {
 
 /** Starts `10xgraph api` on the quick start and resolves with its URL once it listens. */
 function startApi(port: number, pageOrigin: string): Promise<{ child: ChildProcess; url: string }> {
-  const args = [join(ROOT, 'dist', 'cli.js'), 'api', '--config', CONFIG, '--port', String(port), '--db', ':memory:'];
+  const args = [join(ROOT, 'runtime', 'dist', 'cli.js'), 'api', '--config', CONFIG, '--port', String(port), '--db', ':memory:'];
   // With a token only listed origins are allowed; without one any loopback origin is.
   if (process.env.TENXGRAPH_TOKEN) args.push('--cors-origin', pageOrigin);
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

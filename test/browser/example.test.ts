@@ -164,7 +164,8 @@ describe('the browser example in Chromium', { timeout: 300_000 }, () => {
     let allowedOrigin = '';
     before(async () => {
       allowedOrigin = new URL(pages.url).origin;
-      api = await ApiProcess.start({ token, corsOrigins: [allowedOrigin] });
+      // At debug level, where the server logs the most about each request.
+      api = await ApiProcess.start({ token, corsOrigins: [allowedOrigin], args: ['--log-level', 'debug'] });
       apiUrl = api.url;
     });
     after(() => api?.stop());
@@ -213,6 +214,9 @@ describe('the browser example in Chromium', { timeout: 300_000 }, () => {
           assert.ok(turn.error.includes(`--cors-origin ${page.origin}`), `the page says which flag allows it: ${turn.error}`);
           assert.equal(turn.events.length, 0, 'no tool ran: the browser blocked the conversation at its start');
           assert.ok(api.output.includes(page.origin), `the server logged the refused origin:\n${api.output}`);
+          const status = await page.serverStatus();
+          assert.equal(status.state, 'offline');
+          assert.ok(status.text.includes(`refused this page's origin ${page.origin}`), `the status line says why, in HTTP terms: ${status.text}`);
         } finally {
           await page.close();
         }

@@ -46,6 +46,9 @@ function checkErrorEnvelope(body: unknown, where: string): string {
 
 /** The status the routing, auth and method checks alone decide, or undefined when the body decides. */
 function statusBeforeBody(req: FuzzRequest): number | undefined {
+  // An absolute-form target names the host it is for: only names the server answers to pass.
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(req.path)?.[1];
+  if (authority !== undefined && !/^(localhost|127\.\d+\.\d+\.\d+)(:\d+)?$/i.test(authority)) return 403;
   const pathname = new URL(req.path, 'http://localhost').pathname;
   const method = ROUTES[pathname];
   if (method === undefined) return 404;

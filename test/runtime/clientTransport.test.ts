@@ -102,7 +102,7 @@ describe('TenxGraphClient transport', () => {
     assert.ok(error.message.includes(`http://127.0.0.1:${port}`), error.message);
   });
 
-  test('the token is sent as a bearer header over HTTP and as ?token= on the WebSocket', async () => {
+  test('the token is sent as a bearer header over HTTP and as a subprotocol on the WebSocket, never in its URL', async () => {
     routes.set('GET /v1/graph/tools', (_req, res) => json(res, 200, { data: { node_count: 0, tool_count: 0, nodes: [] }, metadata }));
     seen.length = 0;
     const client = new TenxGraphClient({ baseUrl: `${baseUrl}/`, token: 's3cret', WebSocket });
@@ -110,7 +110,9 @@ describe('TenxGraphClient transport', () => {
     assert.equal(seen[0]?.headers.authorization, 'Bearer s3cret');
     assert.equal(seen[0]?.url, '/v1/graph/tools');
 
-    const upgraded = new Promise<string>((resolve) => wss.once('connection', (_socket, req) => resolve(req.url ?? '')));
+    const upgraded = new Promise<{ url: string; protocols: string; chosen: string }>((resolve) =>
+      wss.once('connection', (socket, req) => resolve({ url: req.url ?? '', protocols: String(req.headers['sec-websocket-protocol']), chosen: socket.protocol })),
+    );
     wss.once('connection', (socket) => {
       socket.on('message', (data) => {
         const frame = JSON.parse(String(data)) as { id: string };
@@ -119,7 +121,11 @@ describe('TenxGraphClient transport', () => {
       });
     });
     const chunks = await collect(client.streamWs('hi'));
-    assert.equal(await upgraded, '/v1/graph/ws?token=s3cret');
+    const { url, protocols, chosen } = await upgraded;
+    assert.equal(url, '/v1/graph/ws');
+    // 's3cret' in base64url, after the protocol the server answers with.
+    assert.deepEqual(protocols.split(/, */), ['10xgraph', `10xgraph.bearer.${Buffer.from('s3cret').toString('base64url')}`]);
+    assert.equal(chosen, '10xgraph');
     assert.deepEqual(
       chunks.map((c) => c.event),
       ['metadata', 'end'],

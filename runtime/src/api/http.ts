@@ -53,9 +53,11 @@ const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 /**
  * Reads a JSON body of at most `limit` bytes. Throws 415 when it is not declared JSON, 413 when it
- * is too large, and 400 `invalid_json` when it does not parse.
+ * is too large, 408 when the client pauses longer than `idleMs` mid-body (the connection is then
+ * closed: the rest of the body cannot be told from a next request), and 400 `invalid_json` when it
+ * does not parse.
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limit: number, idleMs = 30_000): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type'])) {
     req.resume();
     throw new ApiError(415, 'unsupported_media_type', `The body must be JSON sent with 'Content-Type: application/json' (got ${req.headers['content-type'] ? `'${req.headers['content-type']}'` : 'no Content-Type'}).`);
@@ -64,23 +66,48 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   const declared = Number(req.headers['content-length']);
   const chunks: Buffer[] = [];
   let size = 0;
+  let stalled = false;
   await new Promise<void>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        stalled = true;
+        req.pause();
+        resolve();
+      }, idleMs);
+    };
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve();
+    };
+    arm();
     req.on('data', (chunk: Buffer) => {
+      arm();
       size += chunk.length;
       if (size <= limit) chunks.push(chunk);
       else if (size > DRAIN_LIMIT || declared > DRAIN_LIMIT) {
         req.destroy();
-        resolve();
+        done();
       }
     });
-    req.on('end', () => resolve());
-    req.on('error', reject);
+    req.on('end', () => done());
+    req.on('error', (error) => done(error));
   });
+  if (stalled) throw new BodyTimeoutError(idleMs);
   if (size > limit) throw tooLarge();
   const text = Buffer.concat(chunks).toString('utf8');
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new ApiError(400, 'invalid_json', `The body is not valid JSON (${error instanceof Error ? error.message : 'parse error'}); send a JSON object.`);
+  }
+}
+
+/** A body that stalled: answered 408 on a connection that is then closed. */
+export class BodyTimeoutError extends ApiError {
+  constructor(idleMs: number) {
+    super(408, 'request_timeout', `The request body stalled for ${idleMs} ms before it was complete; send it again in one go.`);
   }
 }

@@ -4,8 +4,9 @@
  * request id). Threads live in a `ThreadStore`; the graph is whatever compiled graph it is given.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import type { CompiledGraph } from '../graph/compiledGraph';
@@ -13,7 +14,10 @@ import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import type { GraphDescription, GraphTools, Message, RemoteToolCall as RemoteCall, StreamChunk } from '10xgraph-client/wire';
 import { validateResume } from '../graph/resume';
 import { ApiError, statusForRunError } from './errors';
-import { errorPayload, readJsonBody, sendData, sendError } from './http';
+import { BodyTimeoutError, errorPayload, readJsonBody, sendData, sendError } from './http';
+import type { ApiLogger } from './log';
+import { createOriginPolicy, readWebSocketProtocols, shownValue, splitList, WS_PROTOCOL, type OriginPolicy, type OriginVerdict } from './origin';
+import { answerAndClose, DEFAULT_SOCKET_LIMITS, guardWebSocket, type SocketLimits } from './sockets';
 import { LockLostError, parseStoreTarget, SqliteThreadStore, StoreUnavailableError, type ThreadRecord, type ThreadStore } from './store/index';
 import { busy, handleThreadRoute, THREAD_ROUTE_PREFIX } from './threadRoutes';
 import { parseRunRequest, type RunRequest } from './validate';
@@ -22,12 +26,7 @@ import { VERSION } from '../version';
 /** The graph a server runs: a compiled graph, possibly made by another copy of the library. */
 export type ServableGraph = Pick<CompiledGraph, 'describe' | 'stream'>;
 
-/** Where the server writes its log lines. */
-export interface ApiLogger {
-  info(line: string): void;
-  warn(line: string): void;
-  error(line: string): void;
-}
+export type { ApiLogger } from './log';
 
 /** How to build a server. */
 export interface ApiServerOptions {
@@ -43,6 +42,12 @@ export interface ApiServerOptions {
   /** The version reported as `info.version` (default the package's). */
   version?: string;
   log?: ApiLogger;
+  /** Browser origins allowed besides loopback ones (loopback only without a token). Default `TENXGRAPH_CORS_ORIGINS`. */
+  corsOrigins?: readonly string[];
+  /** Host names the server answers to besides loopback and its listen address. Default `TENXGRAPH_ALLOWED_HOSTS`. */
+  allowedHosts?: readonly string[];
+  /** Time-outs and bounds on sockets (each defaults as `DEFAULT_SOCKET_LIMITS` says). */
+  limits?: Partial<SocketLimits>;
 }
 
 /** A built server. */
@@ -86,6 +91,9 @@ const ROUTES: Record<string, string> = {
 
 const silent: ApiLogger = { info() {}, warn() {}, error() {} };
 
+/** How many sent remote calls are remembered for the duration of their result. */
+const MAX_REMEMBERED_CALLS = 10_000;
+
 /** Builds the API server around a compiled graph. Call `listen()` to serve. */
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const { graph } = options;
@@ -99,27 +107,48 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const inFlight = new Set<Promise<unknown>>();
   // Aborts the runs still going when the drain time of `close()` is up.
   const stopRuns = new AbortController();
+  const limits: SocketLimits = { ...DEFAULT_SOCKET_LIMITS, ...options.limits };
+  const corsOrigins = options.corsOrigins ?? splitList([], process.env.TENXGRAPH_CORS_ORIGINS);
+  const allowedHosts = options.allowedHosts ?? splitList([], process.env.TENXGRAPH_ALLOWED_HOSTS);
+  const policyFor = (listenHost: string | undefined) => createOriginPolicy({ listenHost, allowedHosts, corsOrigins, tokenRequired: token !== '' });
+  // Built now so a malformed list fails here; rebuilt by listen() with the address it serves.
+  let policy: OriginPolicy = policyFor(undefined);
+  /** When each remote call was sent to the client, for the duration logged with its result. */
+  const emittedAt = new Map<string, number>();
   let closing = false;
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      // A client that hung up mid-request is not a failure of the server.
-      if (req.destroyed && (req.errored || (error as NodeJS.ErrnoException)?.code === 'ECONNRESET' || (error as Error)?.message === 'aborted')) {
-        log.info(`Request ${req.method} ${req.url}: the client went away before it was answered.`);
-        return;
-      }
-      log.error(`Request ${req.method} ${req.url} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      if (!res.headersSent) sendError(res, randomUUID(), new ApiError(500, 'internal_error', 'The server failed on this request; see its log.'));
-      else res.end();
-    });
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
+      // Node checks the two time-outs above on this interval (30 s by default, too coarse for short bounds).
+      connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    (req, res) => {
+      const requestId = randomUUID();
+      const started = performance.now();
+      let route = '-';
+      res.once('close', () => logRequest(req, res, requestId, route, started));
+      handle(req, res, requestId, (matched) => (route = matched)).catch((error: unknown) => {
+        // A client that hung up mid-request is not a failure of the server.
+        if (req.destroyed && (req.errored || (error as NodeJS.ErrnoException)?.code === 'ECONNRESET' || (error as Error)?.message === 'aborted')) return;
+        log.error(`Request ${req.method} ${route} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, { event: 'request_failed', request_id: requestId });
+        if (!res.headersSent) sendError(res, requestId, new ApiError(500, 'internal_error', 'The server failed on this request; see its log.'));
+        else res.end();
+      });
+    },
+  );
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: limit,
+    // Answer with the 10xgraph subprotocol when offered (never with the bearer entry, which holds the token).
+    handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
   });
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limit });
   server.on('upgrade', (req, socket, head) => upgrade(req, socket, head));
 
   // CONNECT is no route of ours: answer it rather than leave the socket hanging.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    socket.on('error', () => socket.destroy());
-    refuseUpgrade(socket, new ApiError(405, 'method_not_allowed', 'CONNECT is not supported: this is a 10xgraph API server, not a proxy.'));
+    answerAndClose(socket, new ApiError(405, 'method_not_allowed', 'CONNECT is not supported: this is a 10xgraph API server, not a proxy.'));
   });
 
   // Malformed HTTP (a bad method, header or length) gets a JSON error too, not Node's bare 400.
@@ -128,17 +157,77 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       socket.destroy();
       return;
     }
-    refuseUpgrade(socket, new ApiError(error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400, 'bad_request', `The request is not valid HTTP (${error.code ?? error.message}).`));
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      return answerAndClose(socket, new ApiError(408, 'request_timeout', `The request did not arrive within the server's time-out (${limits.headersTimeoutMs} ms for the headers); send it again.`));
+    }
+    answerAndClose(socket, new ApiError(error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400, 'bad_request', `The request is not valid HTTP (${error.code ?? 'parse error'}).`));
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const requestId = randomUUID();
+  /** One record per request: method, route (never the query), status, duration, request id. */
+  function logRequest(req: IncomingMessage, res: ServerResponse, requestId: string, route: string, started: number): void {
+    const duration = Math.round((performance.now() - started) * 10) / 10;
+    const completed = res.writableFinished;
+    const status = res.headersSent ? res.statusCode : 0;
+    const method = shownValue(req.method ?? '-', 20);
+    log.info(`${method} ${route} ${completed ? status : `${status || '-'} (the client went away)`} in ${duration} ms [${requestId}]`, {
+      event: 'request',
+      method,
+      route,
+      status,
+      duration_ms: duration,
+      request_id: requestId,
+      ...(completed ? {} : { aborted: true }),
+    });
+  }
+
+  /**
+   * The checks every request passes before its route: a target that parses, a Host the server
+   * answers to, an allowed Origin (its CORS headers set), and CORS preflights answered. Returns
+   * false when it has answered.
+   */
+  function admit(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL): boolean {
+    const refused = policy.checkHost(req.headers.host, absoluteAuthority(req.url));
+    if (refused) {
+      req.resume();
+      sendError(res, requestId, refused, { connection: 'close', vary: 'Origin' });
+      return false;
+    }
+    const verdict = policy.checkOrigin(req.headers.origin);
+    for (const [name, value] of Object.entries(policy.corsHeaders(verdict))) res.setHeader(name, value);
+    if (verdict.kind === 'refused') {
+      logRefusedOrigin(verdict, req.method === 'OPTIONS' ? 'preflight' : 'request');
+      req.resume();
+      sendError(res, requestId, verdict.error);
+      return false;
+    }
+    if (req.method === 'OPTIONS' && verdict.kind === 'allowed' && req.headers['access-control-request-method'] !== undefined) {
+      req.resume();
+      const method = url.pathname.startsWith(THREAD_ROUTE_PREFIX) ? (url.pathname.endsWith('/cancel') ? 'POST' : 'GET, DELETE') : ROUTES[url.pathname];
+      if (method === undefined) {
+        sendError(res, requestId, new ApiError(404, 'not_found', `No route ${url.pathname}; the routes are ${Object.keys(ROUTES).join(', ')}.`));
+        return false;
+      }
+      res.writeHead(204, { ...policy.preflightHeaders(verdict.origin, method, req.headers['access-control-request-private-network'] === 'true'), 'x-request-id': requestId });
+      res.end();
+      return false;
+    }
+    return true;
+  }
+
+  function logRefusedOrigin(verdict: Extract<OriginVerdict, { kind: 'refused' }>, what: string): void {
+    log.warn(`Refused a ${what} from the origin '${verdict.shown}': ${verdict.error.message.replace(/^.*?are refused: /, '')}`, { event: 'origin_refused', origin: verdict.shown });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string, matched: (route: string) => void): Promise<void> {
     const url = parseTarget(req.url);
     if (!url) {
       req.resume();
       return sendError(res, requestId, badTarget(req.url));
     }
+    if (ROUTES[url.pathname] !== undefined) matched(url.pathname);
+    if (!admit(req, res, requestId, url)) return;
     if (url.pathname.startsWith(THREAD_ROUTE_PREFIX)) {
+      matched(url.pathname.endsWith('/cancel') ? `${THREAD_ROUTE_PREFIX}{id}/cancel` : `${THREAD_ROUTE_PREFIX}{id}`);
       if (!authorized(req, undefined)) {
         req.resume();
         return sendError(res, requestId, unauthorized(), { 'www-authenticate': 'Bearer realm="10xgraph"' });
@@ -179,7 +268,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           return await stream(req, res, requestId);
       }
     } catch (error) {
-      if (error instanceof ApiError) return sendError(res, requestId, error);
+      // After a stalled body the connection cannot carry another request: it is closed with the answer.
+      if (error instanceof ApiError) return sendError(res, requestId, error, error instanceof BodyTimeoutError ? { connection: 'close' } : {});
       throw error;
     }
   }
@@ -209,7 +299,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   }
 
   async function invoke(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    const prepared = await prepare(parseRunRequest(await readJsonBody(req, limit)));
+    const prepared = await prepare(parseRunRequest(await readJsonBody(req, limit, limits.bodyTimeoutMs)));
     const outcome = await track(execute(prepared, () => {}));
     if (outcome.error) return sendError(res, requestId, new ApiError(statusForRunError(outcome.error.code), outcome.error.code, outcome.error.message));
     const message = outcome.status === 'waiting' ? `The run waits for ${outcome.pending.length} remote tool call${outcome.pending.length === 1 ? '' : 's'}.` : 'The run completed.';
@@ -217,12 +307,19 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   }
 
   async function stream(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    const prepared = await prepare(parseRunRequest(await readJsonBody(req, limit)));
+    const prepared = await prepare(parseRunRequest(await readJsonBody(req, limit, limits.bodyTimeoutMs)));
     res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId });
     // A client that goes away does not stop the run: the thread is still saved consistently.
     await track(
       execute(prepared, (chunk) => {
-        if (!res.destroyed && !res.writableEnded) res.write(JSON.stringify(chunk) + '\n');
+        if (res.destroyed || res.writableEnded) return;
+        // A client that stops reading is dropped rather than buffered for without bound.
+        if (res.writableLength > limits.maxBufferedBytes) {
+          log.warn(`Dropped the stream of request ${requestId}: ${res.writableLength} bytes wait for a client that does not read.`, { event: 'stream_dropped', request_id: requestId });
+          res.destroy();
+          return;
+        }
+        res.write(JSON.stringify(chunk) + '\n');
       }),
     );
     res.end();
@@ -251,6 +348,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const code = errorCodeOf(error) ?? 'invalid_request';
       throw new ApiError(code === 'invalid_request' ? 400 : statusForRunError(code), code, `Thread '${threadId}': ${errorMessageOf(error)}`);
     }
+    logResults(threadId, record.checkpoint.pending ?? [], request.messages);
     return { threadId, runId, request, record };
   }
 
@@ -285,6 +383,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           emit({ event: 'message', data: event.message });
         } else if (event.type === 'remote_tool_calls') {
           outcome.pending = event.calls;
+          logCalls(threadId, event.calls);
           emit({ event: 'remote_tool_calls', data: { thread_id: threadId, calls: event.calls } });
         } else if (event.type === 'error') {
           outcome.error = { code: event.code, message: event.message };
@@ -318,6 +417,48 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     return outcome;
   }
 
+  /** One record per remote call sent to the client. */
+  function logCalls(threadId: string, calls: readonly RemoteCall[]): void {
+    const now = performance.now();
+    for (const call of calls) {
+      remember(call.id, now);
+      log.info(`Remote call ${call.id} to ${shownValue(call.name)} on ${shownValue(call.node)} sent to the client (thread ${shownValue(threadId)})`, {
+        event: 'remote_call',
+        thread_id: threadId,
+        call_id: call.id,
+        tool: call.name,
+        node: call.node,
+      });
+    }
+  }
+
+  /** One record per result a client answered a pending call with, and how long the client took. */
+  function logResults(threadId: string, pending: readonly RemoteCall[], messages: readonly Message[]): void {
+    if (pending.length === 0) return;
+    const byId = new Map(pending.map((call) => [call.id, call]));
+    const now = performance.now();
+    for (const message of messages) {
+      for (const block of message.content) {
+        const call = block.type === 'tool_result' ? byId.get(block.call_id) : undefined;
+        if (!call || block.type !== 'tool_result') continue;
+        const sent = emittedAt.get(call.id);
+        emittedAt.delete(call.id);
+        // Unknown when the call was sent by an earlier process or another instance.
+        const duration = sent === undefined ? undefined : Math.round(now - sent);
+        log.info(
+          `Remote call ${call.id} to ${shownValue(call.name)} on ${shownValue(call.node)} answered ${block.status}${duration === undefined ? '' : ` after ${duration} ms`} (thread ${shownValue(threadId)})`,
+          { event: 'remote_result', thread_id: threadId, call_id: call.id, tool: call.name, node: call.node, status: block.status, duration_ms: duration ?? null },
+        );
+      }
+    }
+  }
+
+  function remember(callId: string, at: number): void {
+    // Bounded: calls never answered must not grow the map for the life of the process.
+    if (emittedAt.size >= MAX_REMEMBERED_CALLS) emittedAt.delete(emittedAt.keys().next().value as string);
+    emittedAt.set(callId, at);
+  }
+
   function track<T>(promise: Promise<T>): Promise<T> {
     inFlight.add(promise);
     const forget = () => inFlight.delete(promise);
@@ -328,22 +469,39 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
     const url = parseTarget(req.url);
-    if (!url) return refuseUpgrade(socket, badTarget(req.url));
-    if (url.pathname !== '/v1/graph/ws') return refuseUpgrade(socket, new ApiError(404, 'not_found', `No WebSocket route ${url.pathname}; use /v1/graph/ws.`));
-    if (!authorized(req, url.searchParams.get('token'))) return refuseUpgrade(socket, unauthorized());
-    if (!token && !originAllowed(req)) {
-      return refuseUpgrade(socket, new ApiError(403, 'origin_not_allowed', `WebSocket connections from ${req.headers.origin} are refused without a token; set TENXGRAPH_TOKEN on the server to allow other origins.`));
+    if (!url) return answerAndClose(socket, badTarget(req.url));
+    if (url.pathname !== '/v1/graph/ws') return answerAndClose(socket, new ApiError(404, 'not_found', `No WebSocket route ${url.pathname}; use /v1/graph/ws.`));
+    const refusedHost = policy.checkHost(req.headers.host, absoluteAuthority(req.url));
+    if (refusedHost) return answerAndClose(socket, refusedHost);
+    // Browsers send Origin on every WebSocket and no CORS guards it: the server checks it itself.
+    const verdict = policy.checkOrigin(req.headers.origin);
+    if (verdict.kind === 'refused') {
+      logRefusedOrigin(verdict, 'WebSocket');
+      return answerAndClose(socket, verdict.error);
     }
+    const protocols = readWebSocketProtocols(req.headers['sec-websocket-protocol']);
+    if (protocols.token !== null && !protocols.offered) {
+      return answerAndClose(socket, new ApiError(400, 'bad_request', `A token sent as a WebSocket subprotocol needs the '${WS_PROTOCOL}' subprotocol offered with it.`));
+    }
+    if (!authorized(req, protocols.token ?? url.searchParams.get('token'))) return answerAndClose(socket, unauthorized());
     wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws));
   }
 
   function serveSocket(ws: WebSocket): void {
+    const guard = guardWebSocket(ws, limits, {
+      dropped: (reason, detail) => log.warn(`Dropped a WebSocket: ${detail}.`, { event: 'websocket_dropped', reason }),
+      idle: () => log.info(`Closed a WebSocket idle for ${limits.idleTimeoutMs} ms.`, { event: 'websocket_idle' }),
+    });
     ws.on('error', () => {});
+    ws.on('close', () => guard.stop());
     ws.on('message', (data: RawData, isBinary: boolean) => {
       let requestId: string | null = null;
       let threadId: string | null = null;
-      const send = (chunk: StreamChunk) => {
-        if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ ...chunk, request_id: requestId }));
+      const send = (chunk: StreamChunk) => guard.send(JSON.stringify({ ...chunk, request_id: requestId }));
+      const fail = (error: unknown) => {
+        const failure = error instanceof ApiError ? error : new ApiError(500, 'internal_error', errorMessageOf(error));
+        send({ event: 'error', data: { code: failure.code, message: failure.message } });
+        send({ event: 'end', data: { thread_id: threadId, status: 'error' } });
       };
       try {
         if (isBinary) throw new ApiError(400, 'invalid_frame', 'Send requests as text frames holding JSON.');
@@ -357,15 +515,20 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         if (typeof id === 'string' || typeof id === 'number') requestId = String(id);
         const request = parseRunRequest(frame);
         threadId = request.threadId ?? null;
-        const started = track(prepare(request).then((prepared) => execute(prepared, send)));
-        started.catch((error: unknown) => fail(error));
+        // The thread is checked and locked when the run starts: it may wait for a free slot first.
+        const accepted = guard.schedule(async () => {
+          let prepared: PreparedRun;
+          try {
+            prepared = await prepare(request);
+          } catch (error) {
+            fail(error);
+            return;
+          }
+          await track(execute(prepared, send));
+        });
+        if (!accepted) throw new ApiError(429, 'too_many_runs', `This WebSocket has ${limits.maxRunsPerSocket} runs going and more waiting; wait for their ends before sending more.`);
       } catch (error) {
         fail(error);
-      }
-      function fail(error: unknown): void {
-        const failure = error instanceof ApiError ? error : new ApiError(500, 'internal_error', errorMessageOf(error));
-        send({ event: 'error', data: { code: failure.code, message: failure.message } });
-        send({ event: 'end', data: { thread_id: threadId, status: 'error' } });
       }
     });
   }
@@ -382,6 +545,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     server,
     store,
     listen(port = 8000, host = '127.0.0.1') {
+      policy = policyFor(host);
       return new Promise<string>((resolve, reject) => {
         const onError = (error: Error) => reject(error);
         server.once('error', onError);
@@ -440,22 +604,10 @@ function rawText(data: RawData): string {
   return data.toString('utf8');
 }
 
-/**
- * WebSocket requests are not guarded by CORS, so without a token only pages served from this
- * machine (or from the server's own host name) may open one.
- */
-function originAllowed(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (!origin) return true;
-  let hostname: string;
-  try {
-    hostname = new URL(origin).hostname.replace(/^\[|\]$/g, '');
-  } catch {
-    return false;
-  }
-  if (hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '::1' || /^127\./.test(hostname)) return true;
-  const host = (req.headers.host ?? '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  return hostname === host;
+/** The authority of an absolute-form request target (`GET http://name/ping`), which names the host too. */
+function absoluteAuthority(target: string | undefined): string | undefined {
+  if (target === undefined || target.startsWith('/') || target === '*') return undefined;
+  return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(target)?.[1] ?? '';
 }
 
 /** The request target as a URL, or undefined when it is not one (`http://[`, a bad port). */
@@ -469,12 +621,4 @@ function parseTarget(target: string | undefined): URL | undefined {
 
 function badTarget(target: string | undefined): ApiError {
   return new ApiError(400, 'bad_request', `The request target '${String(target).slice(0, 100)}' is not a valid path; use a route such as /v1/graph.`);
-}
-
-/** Answers on a raw socket (an upgrade or a malformed request) with a JSON error, and closes it. */
-function refuseUpgrade(socket: Duplex, error: ApiError): void {
-  const body = JSON.stringify(errorPayload(randomUUID(), error));
-  socket.end(
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n${error.status === 401 ? 'www-authenticate: Bearer realm="10xgraph"\r\n' : ''}\r\n${body}`,
-  );
 }

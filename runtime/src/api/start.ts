@@ -10,7 +10,9 @@ import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '../rules/index';
 import { loadConfigAgent } from '../agent/loadAgent';
 import { ConfigReadError, displayPath, readConfigText } from '../workspace/configFile';
-import { createApiServer, type ApiLogger, type ApiServer } from './server';
+import { createLogger, type ApiLogger, type LogFormat, type LogLevel } from './log';
+import { isLoopbackAddress, OriginSettingError, splitList } from './origin';
+import { createApiServer, type ApiServer } from './server';
 import { openThreadStore, type ThreadStore } from './store/index';
 
 /** How to start a server from a config. */
@@ -32,7 +34,15 @@ export interface StartApiOptions {
   /** The bearer token (default `TENXGRAPH_TOKEN`). */
   token?: string;
   maxBodyBytes?: number;
-  /** Where log lines go (default: information to stdout, warnings and errors to stderr). */
+  /** Browser origins allowed to call the server (default `TENXGRAPH_CORS_ORIGINS`, comma-separated). */
+  corsOrigins?: string[];
+  /** Host names the server answers to besides loopback and `host` (default `TENXGRAPH_ALLOWED_HOSTS`). */
+  allowedHosts?: string[];
+  /** The least severe level logged (default `info`). */
+  logLevel?: LogLevel;
+  /** `pretty` (default: each record's message, as SPEC §4 shows the start-up lines) or `json`. */
+  logFormat?: LogFormat;
+  /** Where log lines go (default: a pino logger, information to stdout, warnings and errors to stderr). */
   log?: ApiLogger;
 }
 
@@ -72,15 +82,6 @@ export interface PreparedAgent {
   /** Remote tools attached per node name. */
   attached: Map<string, number>;
 }
-
-// Log lines may quote what clients sent (a thread id) or what a failure said: each entry is
-// written as one line, its control characters escaped (a stack trace's line breaks included),
-// so no entry can forge another or a CI command, or drive the terminal.
-const defaultLog: ApiLogger = {
-  info: (line) => process.stdout.write(escapeControl(line) + '\n'),
-  warn: (line) => process.stderr.write(escapeControl(line) + '\n'),
-  error: (line) => process.stderr.write(escapeControl(line) + '\n'),
-};
 
 /**
  * Reads the config, loads its agent module, runs the rule set with the graph known and attaches
@@ -128,7 +129,7 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
  */
 export async function startApiServer(options: StartApiOptions = {}): Promise<RunningApiServer> {
   const configPath = options.configPath ?? '10xgraph.json';
-  const log = options.log ?? defaultLog;
+  const log = options.log ?? createLogger({ level: options.logLevel, format: options.logFormat });
   const shown = displayPath(configPath);
   const prepared = await prepareAgent(configPath, shown);
   const total = [...prepared.attached.values()].reduce((sum, n) => sum + n, 0);
@@ -143,7 +144,24 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
     throw new ApiStartupError(2, [errorMessageOf(error)]);
   }
   log.info(`Threads in ${store.kind === 'postgres' ? `PostgreSQL at ${store.location}` : store.location === ':memory:' ? 'memory (lost on exit)' : `SQLite at ${store.location}`}`);
-  const api = createApiServer({ graph: prepared.graph, db: store, token: options.token, maxBodyBytes: options.maxBodyBytes, log, ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }) });
+  const token = options.token ?? process.env.TENXGRAPH_TOKEN ?? '';
+  let api: ApiServer;
+  try {
+    api = createApiServer({
+      graph: prepared.graph,
+      db: store,
+      token,
+      maxBodyBytes: options.maxBodyBytes,
+      log,
+      ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
+      corsOrigins: options.corsOrigins ?? splitList([], process.env.TENXGRAPH_CORS_ORIGINS),
+      allowedHosts: options.allowedHosts ?? splitList([], process.env.TENXGRAPH_ALLOWED_HOSTS),
+    });
+  } catch (error) {
+    await store.close();
+    if (error instanceof OriginSettingError) throw new ApiStartupError(2, [error.message]);
+    throw error;
+  }
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 8000;
   let url: string;
@@ -156,6 +174,12 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
     throw new ApiStartupError(2, [`Cannot listen on ${host}:${port}: ${reason}.`]);
   }
   log.info(`Listening on ${url}`);
+  if (!token && !isLoopbackAddress(host)) {
+    log.warn(
+      `WARNING: listening on ${host} without a token: anyone who can reach this address can run the graph and its server tools. Set TENXGRAPH_TOKEN, or listen on 127.0.0.1.`,
+      { event: 'no_token_on_network' },
+    );
+  }
   return {
     url,
     graph: prepared.graph,

@@ -1,6 +1,9 @@
 /**
  * Checks a run request body (`{messages, config?: {thread_id?}, recursion_limit?}`) field by
  * field. Each refusal is a 422 that names the field, so a client knows exactly what to change.
+ * A client may only say what a client says: `user` messages of text, and `tool` messages of
+ * results (for pending calls, which the resume rule checks). Assistant messages, tool calls and
+ * tool messages are the graph's to write, so no client can forge the thread's history.
  */
 import { DEFAULT_RECURSION_LIMIT, MAX_RECURSION_LIMIT, newMessageId, type Block, type Message } from '10xgraph-client/wire';
 import { ApiError } from './errors';
@@ -49,10 +52,23 @@ function parseMessage(value: unknown, path: string): Message {
   const id = value.message_id;
   if (id !== undefined && id !== null && (typeof id !== 'string' || id === '')) throw invalid(`Field '${path}.message_id' must be a non-empty string; got ${describe(id)}.`);
   const role = value.role;
-  if (typeof role !== 'string' || !ROLES.has(role)) throw invalid(`Field '${path}.role' must be "user", "assistant" or "tool"; got ${describe(role)}.`);
+  if (role === 'assistant') {
+    throw invalid(`Field '${path}.role' is "assistant": assistant messages come from the graph, and a client may send only "user" messages and "tool" results for pending calls.`);
+  }
+  if (role !== 'user' && role !== 'tool') throw invalid(`Field '${path}.role' must be "user" or "tool"; got ${describe(role)}.`);
   if (!Array.isArray(value.content)) throw invalid(`Field '${path}.content' must be a list of blocks; got ${describe(value.content)}.`);
   const content = value.content.map((block, i) => parseBlock(block, `${path}.content[${i}]`));
-  return { message_id: typeof id === 'string' ? id : newMessageId(), role: role as Message['role'], content };
+  content.forEach((block, i) => {
+    const allowed = role === 'user' ? block.type === 'text' : block.type === 'tool_result';
+    if (!allowed) {
+      throw invalid(
+        role === 'user'
+          ? `Field '${path}.content[${i}].type' is "${block.type}": a user message holds only "text" blocks (tool calls come from the graph).`
+          : `Field '${path}.content[${i}].type' is "${block.type}": a tool message holds only "tool_result" blocks answering pending calls.`,
+      );
+    }
+  });
+  return { message_id: typeof id === 'string' ? id : newMessageId(), role, content };
 }
 
 function parseBlock(value: unknown, path: string): Block {

@@ -4,12 +4,16 @@
  * `FILE:LINE:COL: error [code] message`), 2 when the server cannot run (bad arguments, a missing
  * file or module, a port in use), 0 after a clean shutdown on SIGINT or SIGTERM.
  */
+import { LOG_FORMATS, LOG_LEVELS, parseLogFormat, parseLogLevel } from '../api/log';
+import { checkOriginSettings, OriginSettingError, splitList } from '../api/origin';
 import { ApiStartupError, startApiServer, type StartApiOptions } from '../api/start';
 import { parseStoreTarget } from '../api/store/index';
 import { readArgs, UsageError } from './args';
 import { escapeControl } from '../text/escapeControl';
 
 const HELP = `usage: 10xgraph api [--config FILE] [--host HOST] [--port PORT] [--db FILE|URL]
+                    [--thread-lease SECONDS] [--cors-origin ORIGIN]... [--allowed-host NAME]...
+                    [--log-level LEVEL] [--log-format pretty|json]
 
 Checks the config with the rule set, loads its agent module and serves the graph over HTTP
 and WebSocket. Refuses to start (exit 1) on any error in the config.
@@ -24,16 +28,30 @@ and WebSocket. Refuses to start (exit 1) on any error in the config.
   --thread-lease SECONDS
                   how long a process that died mid-run keeps its thread locked in
                   PostgreSQL (default 30; running processes renew it)
+  --cors-origin ORIGIN
+                  a browser origin allowed to call the server, e.g. http://localhost:5173
+                  (repeatable; also TENXGRAPH_CORS_ORIGINS, comma-separated). Without a token
+                  pages on loopback origins are allowed anyway; with one, only listed origins
+  --allowed-host NAME
+                  a host name the server answers to besides loopback and --host, e.g. behind
+                  a proxy (repeatable; .example.com for a domain and its subdomains; also
+                  TENXGRAPH_ALLOWED_HOSTS). Other Host headers are refused (DNS rebinding)
+  --log-level LEVEL
+                  error, warn, info (default) or debug
+  --log-format FORMAT
+                  pretty (default: one readable line a record) or json (one object a line)
 
 Set TENXGRAPH_TOKEN to require 'Authorization: Bearer <token>' on every route but /ping.
+Listening on an address other than loopback without a token is warned about at start-up.
 On SIGTERM or SIGINT the server stops accepting, lets runs in flight finish (10 s at most),
 closes the thread database and exits 0.
 
 Exit status: 0 stopped cleanly, 1 errors in the config, 2 could not run.`;
 
-
 function parseArgs(argv: string[]): StartApiOptions | 'help' {
   const options: StartApiOptions = { configPath: '10xgraph.json', host: '127.0.0.1', port: 8000 };
+  const corsOrigins: string[] = [];
+  const allowedHosts: string[] = [];
   for (const { flag, value } of readArgs(argv)) {
     switch (flag) {
       case '-h':
@@ -69,9 +87,36 @@ function parseArgs(argv: string[]): StartApiOptions | 'help' {
         options.leaseMs = Math.round(seconds * 1000);
         break;
       }
+      case '--cors-origin':
+        corsOrigins.push(value());
+        break;
+      case '--allowed-host':
+        allowedHosts.push(value());
+        break;
+      case '--log-level': {
+        const text = value();
+        options.logLevel = parseLogLevel(text);
+        if (!options.logLevel) throw new UsageError(`--log-level takes ${LOG_LEVELS.join(', ')}, not '${text}'.`);
+        break;
+      }
+      case '--log-format': {
+        const text = value();
+        options.logFormat = parseLogFormat(text);
+        if (!options.logFormat) throw new UsageError(`--log-format takes ${LOG_FORMATS.join(' or ')}, not '${text}'.`);
+        break;
+      }
       default:
         throw new UsageError(`unknown ${flag.startsWith('-') ? 'option' : 'argument'} '${flag}'.`);
     }
+  }
+  // Flags and variables add up; a malformed entry stops start-up before anything is loaded.
+  options.corsOrigins = splitList(corsOrigins, process.env.TENXGRAPH_CORS_ORIGINS);
+  options.allowedHosts = splitList(allowedHosts, process.env.TENXGRAPH_ALLOWED_HOSTS);
+  try {
+    checkOriginSettings(options.corsOrigins, options.allowedHosts);
+  } catch (error) {
+    if (error instanceof OriginSettingError) throw new UsageError(error.message);
+    throw error;
   }
   return options;
 }
