@@ -176,7 +176,7 @@ describe('the browser example in Chromium, when things go wrong', { timeout: 300
           assert.equal(turn.state, 'error');
           assert.equal(turn.answer, '', 'no answer was made up');
           assert.ok(turn.events.some((event) => event.startsWith('This page runs get_user_location')), 'the page had answered the remote calls');
-          assert.match(turn.error, new RegExp(`${escape(server.url)}.*in the middle of the conversation \\(thread [0-9a-f-]+\\)`));
+          assert.match(turn.error, new RegExp(`${escape(server.url)}.*in the middle of the conversation \\(thread (thread_)?[0-9a-f-]+\\)`));
           assert.equal(turn.alert, turn.error, 'the error is shown in the page alert');
           assert.ok(await page.page.isEnabled('#send'), 'the page is ready for the next message');
         } finally {

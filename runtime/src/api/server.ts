@@ -14,7 +14,7 @@ import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import type { GraphDescription, GraphTools, Message, RemoteToolCall as RemoteCall, StreamChunk } from '10xgraph-client/wire';
 import { validateResume } from '../graph/resume';
 import { ApiError, statusForRunError } from './errors';
-import { BodyTimeoutError, errorPayload, readJsonBody, sendData, sendError } from './http';
+import { BodyTimeoutError, readJsonBody, sendData, sendError } from './http';
 import type { ApiLogger } from './log';
 import { createOriginPolicy, readWebSocketProtocols, shownValue, splitList, WS_PROTOCOL, type OriginPolicy, type OriginVerdict } from './origin';
 import { answerAndClose, DEFAULT_SOCKET_LIMITS, guardWebSocket, type SocketLimits } from './sockets';

@@ -15,7 +15,6 @@ export interface RunRequest {
   recursionLimit: number;
 }
 
-const ROLES = new Set(['user', 'assistant', 'tool']);
 /** The longest thread id accepted. */
 export const MAX_THREAD_ID = 256;
 
