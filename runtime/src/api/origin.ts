@@ -4,6 +4,7 @@
  * same list for WebSocket upgrades). Host names and origins are parsed as URLs and compared as
  * names and addresses, never by text prefix, so `127.attacker.example` is not loopback.
  */
+import { escapeControl } from '../text/escapeControl';
 import { isIP, isIPv4 } from 'node:net';
 import { ApiError } from './errors';
 
@@ -204,8 +205,7 @@ export function isLoopbackAddress(host: string): boolean {
  */
 export function shownValue(value: string, max = MAX_SHOWN): string {
   const cut = value.length > max ? `${value.slice(0, max)}… (${value.length} characters)` : value;
-  // eslint-disable-next-line no-control-regex
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeControl(cut);
 }
 
 /** The token a WebSocket upgrade carries in `Sec-WebSocket-Protocol` (`10xgraph.bearer.<base64url>`). */
