@@ -40,7 +40,7 @@ export interface StartApiOptions {
   allowedHosts?: string[];
   /** The least severe level logged (default `info`). */
   logLevel?: LogLevel;
-  /** `pretty` (default: each record's message, as SPEC §4 shows the start-up lines) or `json`. */
+  /** `pretty` (default: each record's message, as docs/spec.md §4 shows the start-up lines) or `json`. */
   logFormat?: LogFormat;
   /** Where log lines go (default: a pino logger, information to stdout, warnings and errors to stderr). */
   log?: ApiLogger;

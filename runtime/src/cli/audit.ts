@@ -182,7 +182,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   return problems.some((p) => p.severity === 'error') ? 1 : 0;
 }
 
-/** The `--format json` report (SPEC §4). */
+/** The `--format json` report (docs/spec.md §4). */
 function toJsonReport(file: string, source: GraphSource, problems: readonly Problem[], lines: LineIndex) {
   return {
     file,
