@@ -97,7 +97,7 @@ async function compare(store: Operation, floor: Operation, clients: number, roun
 
 /** A `10xgraph api` process on `db`; resolves once it listens. */
 async function startInstance(db: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'api', '--config', CONFIG, '--port', '0', '--db', db], {
+  const child = spawn(process.execPath, [join(ROOT, 'runtime', 'dist', 'cli.js'), 'api', '--config', CONFIG, '--port', '0', '--db', db], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, TENXGRAPH_TOKEN: '' },
   });
