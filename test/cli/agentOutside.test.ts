@@ -21,7 +21,7 @@ mkdirSync(shared);
 writeFileSync(join(shared, 'graph.mjs'), "import { writeFileSync } from 'node:fs';\nwriteFileSync(new URL('./ran', import.meta.url), 'ran');\nexport const app = {};\n");
 
 const specs: Array<[string, string]> = [
-  ['a parent folder', '../shared/graph:app'],
+  ['a parent folder', '../other/graph:app'],
   ['an absolute path', `${shared}/graph:app`],
 ];
 

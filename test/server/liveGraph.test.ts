@@ -178,7 +178,7 @@ describe('trust, token and version', () => {
       const diagnostics = await client.pushed(uri, 1);
       assert.deepEqual(graphCodes(diagnostics), [], 'graph rules skipped, not guessed');
       const status = await client.waitStatus(server.url, (s) => s.state === 'untrusted');
-      assert.match(status.error!, /untrusted workspace/);
+      assert.match(status.error!, /not trusted/);
       await refresh(client, uri);
       assert.equal(server.requests.length, 0);
       await client.connection.sendNotification(TrustNotification.type, { trusted: true });

@@ -68,15 +68,15 @@ describe('the project index', () => {
   });
 
   test('.gitignore rules, one by one', () => {
-    const ignore = new GitIgnore('build/\n*.log\n!important.log\n/top.ts\ndocs/**/draft-*.md\n\\#hash.ts\n');
+    const ignore = new GitIgnore('build/\n*.log\n!important.log\n/top.ts\nnotes/**/draft-*.md\n\\#hash.ts\n');
     assert.equal(ignore.verdict('build', true), true);
     assert.equal(ignore.verdict('build', false), undefined);
     assert.equal(ignore.verdict('a/b/debug.log', false), true);
     assert.equal(ignore.verdict('important.log', false), false);
     assert.equal(ignore.verdict('top.ts', false), true);
     assert.equal(ignore.verdict('sub/top.ts', false), undefined);
-    assert.equal(ignore.verdict('docs/x/y/draft-1.md', false), true);
-    assert.equal(ignore.verdict('docs/draft-1.md', false), true);
+    assert.equal(ignore.verdict('notes/x/y/draft-1.md', false), true);
+    assert.equal(ignore.verdict('notes/draft-1.md', false), true);
     assert.equal(ignore.verdict('#hash.ts', false), true);
   });
 
