@@ -148,7 +148,8 @@ export function guardWebSocket(ws: WebSocket, limits: SocketLimits, events: Guar
   return {
     send(text) {
       if (ws.readyState !== WebSocket.OPEN) return;
-      if (ws.bufferedAmount + Buffer.byteLength(text) > limits.maxBufferedBytes) {
+      // What is already queued counts, not this frame: one large chunk to a reading client is fine.
+      if (ws.bufferedAmount > limits.maxBufferedBytes) {
         if (!droppedForBackpressure) {
           droppedForBackpressure = true;
           events.dropped('backpressure', `${ws.bufferedAmount} bytes waiting for a client that does not read (the bound is ${limits.maxBufferedBytes})`);
