@@ -415,23 +415,42 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
+    const requestId = randomUUID();
+    const started = performance.now();
     const url = parseTarget(req.url);
-    if (!url) return answerAndClose(socket, badTarget(req.url));
-    if (url.pathname !== '/v1/graph/ws') return answerAndClose(socket, new ApiError(404, 'not_found', `No WebSocket route ${url.pathname}; use /v1/graph/ws.`));
+    const refusal = url ? judgeUpgrade(req, url) : badTarget(req.url);
+    const route = url?.pathname === '/v1/graph/ws' ? url.pathname : '-';
+    const logUpgrade = (status: number) => {
+      const duration = Math.round((performance.now() - started) * 10) / 10;
+      log.info(`GET ${route} (WebSocket) ${status} in ${duration} ms [${requestId}]`, { event: 'request', method: 'GET', route, status, duration_ms: duration, request_id: requestId, websocket: true });
+    };
+    if (refusal) {
+      logUpgrade(refusal.status);
+      return answerAndClose(socket, refusal, {}, requestId);
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      logUpgrade(101);
+      serveSocket(ws);
+    });
+  }
+
+  /** The refusal of an upgrade, or undefined when it may open: route, Host, Origin, then the token. */
+  function judgeUpgrade(req: IncomingMessage, url: URL): ApiError | undefined {
+    if (url.pathname !== '/v1/graph/ws') return new ApiError(404, 'not_found', `No WebSocket route ${url.pathname}; use /v1/graph/ws.`);
     const refusedHost = policy.checkHost(req.headers.host, absoluteAuthority(req.url));
-    if (refusedHost) return answerAndClose(socket, refusedHost);
+    if (refusedHost) return refusedHost;
     // Browsers send Origin on every WebSocket and no CORS guards it: the server checks it itself.
     const verdict = policy.checkOrigin(req.headers.origin);
     if (verdict.kind === 'refused') {
       logRefusedOrigin(verdict, 'WebSocket');
-      return answerAndClose(socket, verdict.error);
+      return verdict.error;
     }
     const protocols = readWebSocketProtocols(req.headers['sec-websocket-protocol']);
     if (protocols.token !== null && !protocols.offered) {
-      return answerAndClose(socket, new ApiError(400, 'bad_request', `A token sent as a WebSocket subprotocol needs the '${WS_PROTOCOL}' subprotocol offered with it.`));
+      return new ApiError(400, 'bad_request', `A token sent as a WebSocket subprotocol needs the '${WS_PROTOCOL}' subprotocol offered with it.`);
     }
-    if (!authorized(req, protocols.token ?? url.searchParams.get('token'))) return answerAndClose(socket, unauthorized());
-    wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws));
+    if (!authorized(req, protocols.token ?? url.searchParams.get('token'))) return unauthorized();
+    return undefined;
   }
 
   function serveSocket(ws: WebSocket): void {
@@ -440,15 +459,33 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       idle: () => log.info(`Closed a WebSocket idle for ${limits.idleTimeoutMs} ms.`, { event: 'websocket_idle' }),
     });
     ws.on('error', () => {});
-    ws.on('close', () => guard.stop());
+    ws.on('close', (code: number) => {
+      guard.stop();
+      log.debug?.(`A WebSocket closed (code ${code}).`, { event: 'websocket_closed', code });
+    });
     ws.on('message', (data: RawData, isBinary: boolean) => {
       let requestId: string | null = null;
       let threadId: string | null = null;
+      const started = performance.now();
       const send = (chunk: RunChunk) => guard.send(JSON.stringify({ ...chunk, request_id: requestId }));
+      const logFrame = (status: string, code?: string) => {
+        const duration = Math.round((performance.now() - started) * 10) / 10;
+        const shownId = requestId === null ? '-' : shownValue(requestId, 80);
+        log.info(`WS /v1/graph/ws request ${shownId} ${status}${code ? ` (${code})` : ''} in ${duration} ms`, {
+          event: 'ws_request',
+          route: '/v1/graph/ws',
+          ws_request_id: requestId,
+          thread_id: threadId,
+          status,
+          ...(code ? { code } : {}),
+          duration_ms: duration,
+        });
+      };
       const fail = (error: unknown) => {
         const failure = error instanceof ApiError ? error : new ApiError(500, 'internal_error', errorMessageOf(error));
         send({ event: 'error', data: { code: failure.code, message: failure.message } });
         send({ event: 'end', data: { thread_id: threadId, status: 'error' } });
+        logFrame('error', failure.code);
       };
       try {
         if (isBinary) throw new ApiError(400, 'invalid_frame', 'Send requests as text frames holding JSON.');
@@ -471,7 +508,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
             fail(error);
             return;
           }
-          await track(execute(prepared, send));
+          threadId = prepared.threadId;
+          const outcome = await track(execute(prepared, send));
+          logFrame(outcome.status, outcome.error?.code);
         });
         if (!accepted) throw new ApiError(429, 'too_many_runs', `This WebSocket has ${limits.maxRunsPerSocket} runs going and more waiting; wait for their ends before sending more.`);
       } catch (error) {

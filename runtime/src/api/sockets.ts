@@ -57,9 +57,9 @@ const CLOSE_GRACE_MS = 2000;
  * and closes it: the answer is flushed, then the socket destroyed, so a client that never closes
  * its side does not keep it open.
  */
-export function answerAndClose(socket: Duplex, error: ApiError, headers: Record<string, string> = {}): void {
+export function answerAndClose(socket: Duplex, error: ApiError, headers: Record<string, string> = {}, requestId: string = randomUUID()): void {
   if (socket.destroyed) return;
-  const body = JSON.stringify(errorPayload(randomUUID(), error));
+  const body = JSON.stringify(errorPayload(requestId, error));
   const extra = Object.entries({ ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="10xgraph"' } : {}), ...headers })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
@@ -67,7 +67,7 @@ export function answerAndClose(socket: Duplex, error: ApiError, headers: Record<
   timer.unref();
   socket.on('error', () => socket.destroy());
   socket.end(
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n${extra}\r\n${body}`,
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nx-request-id: ${requestId}\r\nconnection: close\r\n${extra}\r\n${body}`,
     () => {
       clearTimeout(timer);
       socket.destroy();

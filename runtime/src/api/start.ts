@@ -44,6 +44,8 @@ export interface RunningApiServer {
   url: string;
   graph: CompiledGraph;
   api: ApiServer;
+  /** The server's log, for the lines of whoever runs it (the CLI's shutdown line). */
+  log: ApiLogger;
   close(): Promise<void>;
 }
 
@@ -167,6 +169,7 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
     url,
     graph: prepared.graph,
     api,
+    log,
     async close() {
       await api.close();
       store.close();
