@@ -266,6 +266,75 @@ describe('runs per WebSocket', () => {
   });
 });
 
+describe('runs per HTTP connection (pipelining)', () => {
+  test('40 pipelined invokes on one connection: at most maxRunsPerSocket run, the rest get 429 too_many_runs, answers in order', async () => {
+    const hold = latch();
+    let running = 0;
+    let most = 0;
+    const served = await serve({ maxRunsPerSocket: 4 }, {
+      slowTool: async () => {
+        running++;
+        most = Math.max(most, running);
+        await hold.promise;
+        running--;
+        return 'ok';
+      },
+    });
+    try {
+      const body = JSON.stringify({ messages: [userText('run the slow tool')] });
+      const one = `POST /v1/graph/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const socket = connect(served.port, '127.0.0.1');
+      let answers = '';
+      socket.setEncoding('latin1').on('data', (text: string) => (answers += text));
+      socket.write(one.repeat(40));
+      await poll('four runs in the tool', () => running === 4, 5000);
+      hold.release();
+      const statusesOf = () => [...answers.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+      await poll('40 answers', () => statusesOf().length === 40, 10_000);
+      socket.destroy();
+      const statuses = statusesOf();
+      assert.equal(most, 4);
+      assert.deepEqual(statuses.slice(0, 4), [200, 200, 200, 200]);
+      assert.deepEqual(new Set(statuses.slice(4)), new Set([429]));
+      assert.match(answers, /"code":"too_many_runs"/);
+    } finally {
+      hold.release();
+      await served.api.close();
+    }
+  });
+});
+
+describe('a malformed request pipelined behind a stream', () => {
+  test('ends the connection without writing an error answer into the stream', async () => {
+    const hold = latch();
+    let held = false;
+    const served = await serve({}, {
+      slowTool: async () => {
+        held = true;
+        await hold.promise;
+        return 'ok';
+      },
+    });
+    try {
+      const body = JSON.stringify({ messages: [userText('run the slow tool')] });
+      const socket = connect(served.port, '127.0.0.1');
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.on('error', () => {});
+      let answer = '';
+      socket.setEncoding('latin1').on('data', (text: string) => (answer += text));
+      socket.write(`POST /v1/graph/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      await poll('the stream to reach the held tool', () => held && answer.includes('"event":"metadata"'), 5000);
+      socket.write('FOO / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await closed;
+      assert.match(answer, /^HTTP\/1\.1 200 /);
+      assert.equal([...answer.matchAll(/HTTP\/1\.1 \d{3}/g)].length, 1, `an answer was written into the stream: ${answer}`);
+    } finally {
+      hold.release();
+      await served.api.close();
+    }
+  });
+});
+
 function frameFor(id: string): Buffer {
   return clientFrame(JSON.stringify({ id, messages: [userText('run the slow tool')] }));
 }

@@ -17,7 +17,7 @@ import { ApiError, statusForRunError } from './errors';
 import { BodyTimeoutError, readJsonBody, sendData, sendError } from './http';
 import type { ApiLogger } from './log';
 import { createOriginPolicy, readWebSocketProtocols, shownValue, splitList, WS_PROTOCOL, type OriginPolicy, type OriginVerdict } from './origin';
-import { answerAndClose, DEFAULT_SOCKET_LIMITS, guardWebSocket, type SocketLimits } from './sockets';
+import { answerAndClose, createRunSlots, DEFAULT_SOCKET_LIMITS, guardWebSocket, type SocketLimits } from './sockets';
 import { ThreadStore, type ThreadRecord } from './store';
 import { parseRunRequest, type RunRequest } from './validate';
 import { VERSION } from '../version';
@@ -112,6 +112,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // Built now so a malformed list fails here; rebuilt by listen() with the address it serves.
   let policy: OriginPolicy = policyFor(undefined);
   const inFlight = new Set<Promise<unknown>>();
+  const httpRunSlots = createRunSlots(limits.maxRunsPerSocket);
+  /** Answers in progress per connection: a parse error then must not write its own answer into theirs. */
+  const answering = new WeakMap<object, number>();
   /** When each remote call was sent to the client, for the duration logged with its result. */
   const emittedAt = new Map<string, number>();
   let closing = false;
@@ -127,7 +130,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const requestId = randomUUID();
       const started = performance.now();
       let route = '-';
-      res.once('close', () => logRequest(req, res, requestId, route, started));
+      answering.set(req.socket, (answering.get(req.socket) ?? 0) + 1);
+      res.once('close', () => {
+        answering.set(req.socket, (answering.get(req.socket) ?? 1) - 1);
+        logRequest(req, res, requestId, route, started);
+      });
       handle(req, res, requestId, (matched) => (route = matched)).catch((error: unknown) => {
         // A client that hung up mid-request is not a failure of the server.
         if (req.destroyed && (req.errored || (error as NodeJS.ErrnoException)?.code === 'ECONNRESET' || (error as Error)?.message === 'aborted')) return;
@@ -152,12 +159,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   // Malformed HTTP (a bad method, header or length) gets a JSON error too, not Node's bare 400.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable) {
+    // A malformed request pipelined behind one still being answered (a stream) ends the connection:
+    // bytes of an error answer written now would land inside the other answer.
+    if (!socket.writable || (answering.get(socket) ?? 0) > 0) {
       socket.destroy();
       return;
     }
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      return answerAndClose(socket, new ApiError(408, 'request_timeout', `The request did not arrive within the server's time-out (${limits.headersTimeoutMs} ms for the headers); send it again.`));
+      return answerAndClose(socket, new ApiError(408, 'request_timeout', `The request did not arrive within the server's time-out (${limits.headersTimeoutMs} ms for the headers, ${Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs)} ms for the whole request); send it again.`));
     }
     answerAndClose(socket, new ApiError(error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400, 'bad_request', `The request is not valid HTTP (${error.code ?? 'parse error'}).`));
   });
@@ -284,7 +293,18 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     sendData(res, requestId, { node_count: nodes.length, tool_count: toolCount, nodes }, `${toolCount} tools on ${nodes.length} ToolNodes.`);
   }
 
+  /** A run slot of the request's connection (pipelined requests share one), freed when the answer ends. */
+  function takeRunSlot(req: IncomingMessage, res: ServerResponse): void {
+    const release = httpRunSlots.take(req.socket);
+    if (!release) {
+      req.resume();
+      throw new ApiError(429, 'too_many_runs', `This connection has ${limits.maxRunsPerSocket} runs going (pipelined requests); wait for their answers before sending more.`);
+    }
+    res.once('close', release);
+  }
+
   async function invoke(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    takeRunSlot(req, res);
     const prepared = prepare(parseRunRequest(await readJsonBody(req, limit, limits.bodyTimeoutMs)));
     const outcome = await track(execute(prepared, () => {}));
     if (outcome.error) return sendError(res, requestId, new ApiError(statusForRunError(outcome.error.code), outcome.error.code, outcome.error.message));
@@ -293,6 +313,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   }
 
   async function stream(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    takeRunSlot(req, res);
     const prepared = prepare(parseRunRequest(await readJsonBody(req, limit, limits.bodyTimeoutMs)));
     res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId });
     // A client that goes away does not stop the run: the thread is still saved consistently.

@@ -177,3 +177,26 @@ export function guardWebSocket(ws: WebSocket, limits: SocketLimits, events: Guar
     },
   };
 }
+
+/**
+ * Runs per HTTP connection. HTTP/1.1 pipelining lets one connection send any number of requests
+ * before reading an answer, and Node starts each at once: without a bound, one socket could start
+ * thousands of runs. `take` returns the release of a slot, or undefined when the connection has
+ * its most runs going.
+ */
+export function createRunSlots(max: number): { take(socket: object): (() => void) | undefined } {
+  const counts = new WeakMap<object, number>();
+  return {
+    take(socket) {
+      const count = counts.get(socket) ?? 0;
+      if (count >= max) return undefined;
+      counts.set(socket, count + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        counts.set(socket, (counts.get(socket) ?? 1) - 1);
+      };
+    },
+  };
+}
