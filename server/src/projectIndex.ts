@@ -89,11 +89,6 @@ export class ProjectIndex {
     return this.scanning;
   }
 
-  /** Resolves once the scan under way (if any) is done. */
-  whenComplete(): Promise<void> {
-    return this.scanning;
-  }
-
   /** Every indexed file (open documents with their current facts). */
   *all(): Iterable<IndexedFile> {
     for (const [path, file] of this.files) yield { path, ...(this.open.get(path) ?? file) };

@@ -147,11 +147,6 @@ export class ProjectService {
     return this.snapshotCache;
   }
 
-  /** A key that changes whenever the project's diagnostics may change. */
-  get generation(): number {
-    return this.snapshot().generation;
-  }
-
   // ---- sources -----------------------------------------------------------------------------
 
   /** Whether `uri` is a source the project reads (and not a config). */
