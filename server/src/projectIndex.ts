@@ -89,11 +89,6 @@ export class ProjectIndex {
     return this.scanning;
   }
 
-  /** Resolves once the scan under way (if any) is done. */
-  whenComplete(): Promise<void> {
-    return this.scanning;
-  }
-
   /** Every indexed file (open documents with their current facts). */
   *all(): Iterable<IndexedFile> {
     for (const [path, file] of this.files) yield { path, ...(this.open.get(path) ?? file) };
@@ -119,8 +114,10 @@ export class ProjectIndex {
   }
 
   /** The facts of an open document's text (they win over the disk until it closes). */
-  setOpen(path: string, facts: FileFacts): void {
+  setOpen(path: string, facts: FileFacts, names?: string): void {
     const before = this.open.get(path) ?? this.files.get(path);
+    // The caller may know the names key already (cheaper than reading it from the facts).
+    if (names !== undefined) namesCache.set(facts, names);
     this.open.set(path, facts);
     this.revision++;
     // Typing moves positions at every keystroke; only a change of names is worth telling.
@@ -302,6 +299,11 @@ export class ProjectIndex {
   }
 }
 
+/** The names key of a config's agent and tools (`node`, `name`), as `namesOf` spells it for its facts. */
+export function configNamesKey(agent: string | undefined, tools: ReadonlyArray<readonly [string | undefined, string | undefined]>): string {
+  return JSON.stringify([undefined, undefined, false, agent, tools]);
+}
+
 /** The names a file's facts hold: what the project's diagnostics depend on. */
 function namesOf(facts: FileFacts | undefined): string {
   if (!facts) return '';
@@ -320,7 +322,7 @@ function computeNames(facts: FileFacts): string {
     source?.nodes.map((n) => [n.name ?? null, n.kind]),
     source?.syntaxError !== undefined,
     config?.agent?.value,
-    config?.tools.map((t) => [t.name?.value, t.node?.value]),
+    config?.tools.map((t) => [t.name?.value, t.node?.value] as const),
   ]);
 }
 

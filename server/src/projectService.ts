@@ -147,11 +147,6 @@ export class ProjectService {
     return this.snapshotCache;
   }
 
-  /** A key that changes whenever the project's diagnostics may change. */
-  get generation(): number {
-    return this.snapshot().generation;
-  }
-
   // ---- sources -----------------------------------------------------------------------------
 
   /** Whether `uri` is a source the project reads (and not a config). */
@@ -192,7 +187,21 @@ export class ProjectService {
   /** A config document changed: its declarations join the project. */
   configChanged(view: ConfigView): void {
     const path = pathOf(view.uri);
-    if (path) this.index.setOpen(path, { config: view.facts });
+    if (path && this.index.covers(path)) this.index.setOpen(path, { config: view.facts });
+  }
+
+  /**
+   * A config's new version, its facts read only when asked for (navigation needs positions,
+   * typing only names): `names` is its key (`configNamesKey`).
+   */
+  configVersion(uri: string, names: string, facts: () => ConfigFacts): void {
+    const path = pathOf(uri);
+    if (!path || !this.index.covers(path)) return;
+    this.index.setOpen(path, {
+      get config() {
+        return facts();
+      },
+    }, names);
   }
 
   /** A document closed: the disk is the truth again. */

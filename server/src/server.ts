@@ -57,7 +57,8 @@ import { type ConfigFacts, configFactsOf, configFactsOfFlat } from './configFact
 import { type AgentSource, graphNotReadDiagnostic, readFromSourceNote } from './project';
 import { ProjectService, type ConfigView } from './projectService';
 import { foldingRanges, selectionRanges } from './structure';
-import { Kind, NONE } from '10xgraph/rules';
+import { Kind, NONE, type Tree } from '10xgraph/rules';
+import { configNamesKey } from './projectIndex';
 import { fileURLToPath } from 'node:url';
 import { basename } from 'node:path';
 
@@ -514,7 +515,10 @@ class TenxGraphServer {
     this.noteSourceGraph(settings.server.url, uri, fromSource);
     // The config's declarations join the project after this version's diagnostics are out.
     setImmediate(() => {
-      if (this.states.get(uri) === state) this.project.configChanged({ uri, text, lines, facts: state.config() });
+      if (this.states.get(uri) !== state) return;
+      const names = analysis.flatTree ? flatNamesKey(analysis.flatTree) : undefined;
+      if (names === undefined) this.project.configChanged({ uri, text, lines, facts: state.config() });
+      else this.project.configVersion(uri, names, state.config);
     });
     return state;
   }
@@ -834,6 +838,16 @@ function agentSpecOf(analysis: Analysis): string | undefined {
   if (!tree || tree.kind[tree.root] !== Kind.Object) return undefined;
   const value = tree.get(tree.root, 'agent');
   return value !== NONE && tree.kind[value] === Kind.String ? tree.string(value) : undefined;
+}
+
+/** The names key of a strict-JSON config (`agent`, each tool's `name` and `node`), without positions. */
+function flatNamesKey(tree: Tree): string {
+  const root = tree.root;
+  const text = (node: number) => (node !== NONE && tree.kind[node] === Kind.String ? tree.string(node) : undefined);
+  if (tree.kind[root] !== Kind.Object) return configNamesKey(undefined, []);
+  const list = tree.get(root, 'remote_tools');
+  const tools = list !== NONE && tree.kind[list] === Kind.Array ? tree.children(list).filter((t) => tree.kind[t] === Kind.Object).map((t) => [text(tree.get(t, 'name')), text(tree.get(t, 'node'))] as const) : [];
+  return configNamesKey(text(tree.get(root, 'agent')), tools);
 }
 
 /** A first guess of `agent` before the analysis (corrected after it when wrong). */
