@@ -82,6 +82,8 @@ step('check the bundle and the packages', process.execPath, [join(root, 'scripts
 for (const file of [vsix, ...tarballs]) console.log(`package: ${shown(file)}`);
 console.log(`package: install the extension with: code --install-extension ${shown(vsix)}`);
 if (!vsixOnly) {
-  console.log(`package: install the CLI and the client in a project with: npm install ${tarballs.slice(0, 2).map(shown).join(' ')}`);
-  console.log(`package: install the language server with: npm install -g ${shown(tarballs[2])}`);
+  // npm reads `dir/file.tgz` as a file only with a leading ./ or /.
+  const local = (path) => (shown(path).startsWith('/') ? path : `./${shown(path)}`);
+  console.log(`package: install the CLI and the client in a project with: npm install ${tarballs.slice(0, 2).map(local).join(' ')}`);
+  console.log(`package: install the language server with: npm install -g ${local(tarballs[2])}`);
 }
