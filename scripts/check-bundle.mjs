@@ -135,7 +135,7 @@ function checkVsix(file) {
 function readTarball(buffer) {
   const tar = gunzipSync(buffer);
   const files = new Map();
-  for (let offset = 0; offset + 512 <= tar.length; ) {
+  for (let offset = 0; offset + 512 <= tar.length;) {
     const header = tar.subarray(offset, offset + 512);
     if (header.every((byte) => byte === 0)) break;
     const field = (start, length) => header.toString('utf8', start, start + length).replace(/\0.*$/s, '');

@@ -36,7 +36,9 @@ function step(title, command, args, options = {}) {
   console.log(`package: ${title}`);
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' }, ...options });
   if (result.status !== 0) {
-    console.error(`package: '${[command === process.execPath ? 'node' : command, ...args.map(shown)].join(' ')}' failed${result.error ? `: ${result.error.message}` : ` with exit code ${result.status}`}.`);
+    console.error(
+      `package: '${[command === process.execPath ? 'node' : command, ...args.map(shown)].join(' ')}' failed${result.error ? `: ${result.error.message}` : ` with exit code ${result.status}`}.`,
+    );
     process.exit(result.status ?? 1);
   }
 }
@@ -74,7 +76,9 @@ const tarballs = [];
 if (!vsixOnly) {
   const npm = process.env.npm_execpath && process.env.npm_execpath.endsWith('.js') ? [process.execPath, process.env.npm_execpath] : ['npm'];
   for (const { file } of PACKAGES) rmSync(join(outDir, file), { force: true });
-  step(`npm pack → ${shown(outDir)}`, npm[0], [...npm.slice(1), 'pack', '--pack-destination', outDir, ...PACKAGES.flatMap(({ folder }) => ['-w', folder])], { stdio: ['ignore', 'ignore', 'inherit'] });
+  step(`npm pack → ${shown(outDir)}`, npm[0], [...npm.slice(1), 'pack', '--pack-destination', outDir, ...PACKAGES.flatMap(({ folder }) => ['-w', folder])], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   for (const { file } of PACKAGES) tarballs.push(join(outDir, file));
 }
 
@@ -82,6 +86,8 @@ step('check the bundle and the packages', process.execPath, [join(root, 'scripts
 for (const file of [vsix, ...tarballs]) console.log(`package: ${shown(file)}`);
 console.log(`package: install the extension with: code --install-extension ${shown(vsix)}`);
 if (!vsixOnly) {
-  console.log(`package: install the CLI and the client in a project with: npm install ${tarballs.slice(0, 2).map(shown).join(' ')}`);
-  console.log(`package: install the language server with: npm install -g ${shown(tarballs[2])}`);
+  // npm reads `dir/file.tgz` as a file only with a leading ./ or /.
+  const local = (path) => (shown(path).startsWith('/') ? path : `./${shown(path)}`);
+  console.log(`package: install the CLI and the client in a project with: npm install ${tarballs.slice(0, 2).map(local).join(' ')}`);
+  console.log(`package: install the language server with: npm install -g ${local(tarballs[2])}`);
 }

@@ -142,7 +142,16 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
     await Promise.all([
       must(
         'npm',
-        ['install', ...quiet, tarball('10xgraph-client'), tarball('10xgraph'), `typescript@${versionOf('typescript')}`, `@types/node@${versionOf('@types/node')}`, `ws@${versionOf('ws')}`, `@types/ws@${versionOf('@types/ws')}`],
+        [
+          'install',
+          ...quiet,
+          tarball('10xgraph-client'),
+          tarball('10xgraph'),
+          `typescript@${versionOf('typescript')}`,
+          `@types/node@${versionOf('@types/node')}`,
+          `ws@${versionOf('ws')}`,
+          `@types/ws@${versionOf('@types/ws')}`,
+        ],
         project,
         { timeoutMs: 600_000 },
       ),
@@ -160,7 +169,8 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
   test('10xgraph-client declares no dependencies, and loads through require and import', async () => {
     const manifest = JSON.parse(readFileSync(join(project, 'node_modules', '10xgraph-client', 'package.json'), 'utf8')) as Record<string, unknown>;
     assert.equal(manifest.dependencies, undefined);
-    const probe = "const text = Message.text(Message.text_message('hi')); const client = new TenxGraphClient({ baseUrl: 'http://127.0.0.1:1' }); console.log(typeof TenxGraphClient, text, typeof client.registerToolHandler);";
+    const probe =
+      "const text = Message.text(Message.text_message('hi')); const client = new TenxGraphClient({ baseUrl: 'http://127.0.0.1:1' }); console.log(typeof TenxGraphClient, text, typeof client.registerToolHandler);";
     const required = await must(process.execPath, ['-e', `const { TenxGraphClient, Message } = require('10xgraph-client'); ${probe}`], project);
     assert.equal(required.stdout.trim(), 'function hi function');
     const imported = await must(process.execPath, ['--input-type=module', '-e', `import { TenxGraphClient, Message } from '10xgraph-client'; ${probe}`], project);
@@ -208,9 +218,15 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
     // Node's own module resolution, as ESM and as CommonJS, finds the package's declarations too.
     const node = join(project, 'nodenext');
     mkdirSync(node);
-    writeFileSync(join(node, 'esm.mts'), "import { TenxGraphClient, Message, type ToolHandler } from '10xgraph-client';\nconst handler: ToolHandler = (args) => args.query;\nnew TenxGraphClient().registerToolHandler('search', handler);\nMessage.text_message('hi');\n");
+    writeFileSync(
+      join(node, 'esm.mts'),
+      "import { TenxGraphClient, Message, type ToolHandler } from '10xgraph-client';\nconst handler: ToolHandler = (args) => args.query;\nnew TenxGraphClient().registerToolHandler('search', handler);\nMessage.text_message('hi');\n",
+    );
     writeFileSync(join(node, 'cjs.cts'), "import client = require('10xgraph-client');\nnew client.TenxGraphClient().registerToolHandler('read_clipboard', () => 'text');\n");
-    writeFileSync(join(node, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...STRICT_TSCONFIG.compilerOptions, module: 'NodeNext', moduleResolution: 'NodeNext', types: [] }, include: ['*.mts', '*.cts'] }));
+    writeFileSync(
+      join(node, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { ...STRICT_TSCONFIG.compilerOptions, module: 'NodeNext', moduleResolution: 'NodeNext', types: [] }, include: ['*.mts', '*.cts'] }),
+    );
     const nodenext = await run(process.execPath, [tsc(), '-p', node, '--pretty', 'false'], project, { timeoutMs: 300_000 });
     assert.equal(nodenext.code, 0, `tsc (NodeNext) rejected the package:\n${nodenext.stdout}${nodenext.stderr}`);
   });
@@ -224,7 +240,11 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
   });
 
   test('npx 10xgraph types on a broken config reports its problems and writes nothing', async () => {
-    const broken = JSON.stringify({ agent: 'graph:app', remote_tools: [{ node: 'tools', name: 'x', description: 'Find records by words.', parameters: { type: 'array' } }] }, null, 2);
+    const broken = JSON.stringify(
+      { agent: 'graph:app', remote_tools: [{ node: 'tools', name: 'x', description: 'Find records by words.', parameters: { type: 'array' } }] },
+      null,
+      2,
+    );
     writeFileSync(join(project, 'broken.json'), broken);
     const ran = await run('npx', ['10xgraph', 'types', 'broken.json', '--out', 'broken-types.ts'], project);
     assert.equal(ran.code, 1, ran.stderr);
@@ -232,7 +252,10 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
     assert.match(ran.stderr, new RegExp(`^broken\\.json:${line}:\\d+: error \\[parameters-type-not-object\\] `, 'm'));
     assert.match(ran.stderr, /no types written/);
     assert.equal(ran.stdout, '');
-    assert.deepEqual(readdirSync(project).filter((name) => name.startsWith('broken-types')), []);
+    assert.deepEqual(
+      readdirSync(project).filter((name) => name.startsWith('broken-types')),
+      [],
+    );
   });
 
   test('npx 10xgraph audit passes a good config and fails a wrong node with its line', async () => {
@@ -250,17 +273,33 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
 
   test("npx 10xgraph api serves the user's TypeScript graph, and the installed client runs the loop against it", async (t) => {
     // Its own process group, so that stopping it stops npx and the CLI under it.
-    const server = spawn('npx', ['10xgraph', 'api', '--port', '0', '--db', join(work, 'threads.sqlite')], { cwd: project, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const server = spawn('npx', ['10xgraph', 'api', '--port', '0', '--db', join(work, 'threads.sqlite')], {
+      cwd: project,
+      env: userEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     servers.push(server);
     let output = '';
     server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const url = await poll(`10xgraph api to listen (output so far: ${output})`, () => /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? (server.exitCode !== null ? Promise.reject(new Error(`exited ${server.exitCode}: ${output}`)) : undefined), 60_000);
+    const url = await poll(
+      `10xgraph api to listen (output so far: ${output})`,
+      () =>
+        /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? (server.exitCode !== null ? Promise.reject(new Error(`exited ${server.exitCode}: ${output}`)) : undefined),
+      60_000,
+    );
     try {
       const response = await fetch(`${url}/v1/graph`);
       assert.equal(response.status, 200);
       const graph = (await response.json()) as { data: { nodes: Array<{ name: string; type?: string }> } };
-      assert.deepEqual(graph.data.nodes.map((node) => [node.name, node.type]), [['planner', 'model_node'], ['tools', 'tool_node']]);
+      assert.deepEqual(
+        graph.data.nodes.map((node) => [node.name, node.type]),
+        [
+          ['planner', 'model_node'],
+          ['tools', 'tool_node'],
+        ],
+      );
 
       // A user's script: the installed client, `ws` passed in (Node 20), a typed handler.
       writeFileSync(
@@ -279,7 +318,10 @@ console.log(JSON.stringify({ status: result.status, results: result.messages.fla
       const ran = await must(process.execPath, ['client.mjs', url], project);
       const outcome = JSON.parse(ran.stdout) as { status: string; results: Array<{ status: string; output: unknown }>; chunks: string[] };
       assert.equal(outcome.status, 'completed');
-      assert.deepEqual(outcome.results.map((r) => [r.status, r.output]), [['completed', { latitude: 48.86, longitude: 2.29, waited: 500 }]]);
+      assert.deepEqual(
+        outcome.results.map((r) => [r.status, r.output]),
+        [['completed', { latitude: 48.86, longitude: 2.29, waited: 500 }]],
+      );
       assert.equal(outcome.chunks[0], 'metadata');
       assert.ok(outcome.chunks.includes('remote_tool_calls'), outcome.chunks.join(' '));
       assert.equal(outcome.chunks.at(-1), 'end');
