@@ -1,7 +1,5 @@
 import { CLIENT_ERROR_CODES, TenxGraphError } from './errors';
-import type { StreamChunk } from './types';
-
-const EVENTS = new Set(['metadata', 'message', 'remote_tool_calls', 'error', 'end']);
+import { STREAM_EVENTS, type StreamChunk } from './wire';
 
 /** Parses one line or frame of the stream into a chunk, or throws a TenxGraphError saying what was wrong. */
 export function parseChunk(text: string, where: string): StreamChunk {
@@ -15,7 +13,7 @@ export function parseChunk(text: string, where: string): StreamChunk {
     typeof value !== 'object' ||
     value === null ||
     typeof (value as { event?: unknown }).event !== 'string' ||
-    !EVENTS.has((value as { event: string }).event) ||
+    !STREAM_EVENTS.has((value as { event: StreamChunk['event'] }).event) ||
     typeof (value as { data?: unknown }).data !== 'object'
   ) {
     throw new TenxGraphError(0, CLIENT_ERROR_CODES.unexpectedResponse, `The ${where} sent a chunk that is not a 10xgraph stream chunk (${preview(text)}).`);

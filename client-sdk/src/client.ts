@@ -1,16 +1,14 @@
 import { preview, readNdjson } from './chunks';
 import { CLIENT_ERROR_CODES, TenxGraphError } from './errors';
-import { Message, newId } from './message';
+import { Message } from './message';
 import { ToolExecutor } from './toolExecutor';
 import type { AnyToolArgs, ToolHandler, ToolHandlerOptions } from './toolExecutor';
-import type { GraphDescription, GraphTools, InvokeData, RemoteToolCall, StreamChunk } from './types';
+import { DEFAULT_RECURSION_LIMIT, newId, type GraphDescription, type GraphTools, type InvokeData, type RemoteToolCall, type StreamChunk } from './wire';
 import { webSocketProtocols, WsConnection } from './wsConnection';
 import type { WebSocketConstructor } from './wsConnection';
 
 /** Where a client connects when no `baseUrl` is given: `10xgraph api`'s default address. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8000';
-/** The server's default `recursion_limit`, also the client's default cap on remote-tool rounds. */
-export const DEFAULT_RECURSION_LIMIT = 25;
 
 /** A fetch function: the platform's, or one passed in. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;

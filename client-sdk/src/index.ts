@@ -2,7 +2,8 @@
  * `10xgraph-client` (also `10xgraph/client`): the TypeScript client of a 10xgraph server. Browser-compatible (fetch,
  * WebSocket and AbortController only, no Node built-ins); in Node 20, pass `ws`'s WebSocket.
  */
-export { TenxGraphClient, DEFAULT_BASE_URL, DEFAULT_RECURSION_LIMIT } from './client';
+export { TenxGraphClient, DEFAULT_BASE_URL } from './client';
+export { DEFAULT_RECURSION_LIMIT } from './wire';
 export type { TenxGraphClientOptions, RunOptions, StreamOptions, InvokeResult, FetchLike } from './client';
 export { ToolExecutor, describeThrown, toJsonValue } from './toolExecutor';
 export type { AnyToolArgs, ToolHandler, ToolHandlerOptions, ToolCallContext, ToolExecutorOptions, ExecuteContext } from './toolExecutor';
@@ -23,4 +24,4 @@ export type {
   GraphDescription,
   GraphTools,
   GraphToolInfo,
-} from './types';
+} from './wire';

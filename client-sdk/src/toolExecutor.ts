@@ -1,4 +1,4 @@
-import type { RemoteToolCall, ToolResultBlock } from './types';
+import type { RemoteToolCall, ToolResultBlock } from './wire';
 
 /** What a handler learns about the call besides its arguments. */
 export interface ToolCallContext {

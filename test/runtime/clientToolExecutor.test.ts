@@ -205,7 +205,7 @@ describe('Message', () => {
     const b = Message.text_message('Where am I?');
     assert.equal(a.role, 'user');
     assert.deepEqual(a.content, [{ type: 'text', text: 'Where am I?' }]);
-    assert.match(a.message_id, /^[0-9a-f-]{36}$/);
+    assert.match(a.message_id, /^msg_[0-9a-f-]{36}$/);
     assert.notEqual(a.message_id, b.message_id);
     assert.equal(Message.text(a), 'Where am I?');
   });

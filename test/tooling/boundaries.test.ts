@@ -42,3 +42,26 @@ test('the runtime library never imports a front end: only the CLI imports runtim
   const found = library.flatMap((file) => importsOf(file).filter((edge) => edge.target?.startsWith('runtime/src/cli/')).map((edge) => `${file}: ${edge.specifier}`));
   assert.deepEqual(found, []);
 });
+
+test('the client package stands alone: it imports nothing outside client-sdk/, and no package at run time', () => {
+  const found: string[] = [];
+  for (const file of listSources('client-sdk/src')) {
+    for (const edge of importsOf(file)) {
+      if (edge.specifier.startsWith('.') ? !edge.target?.startsWith('client-sdk/') : !edge.typeOnly) found.push(`${file}: ${edge.specifier}`);
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
+test('wire.ts is the one declaration of every shape that travels and of the run limits', () => {
+  const WIRE = 'client-sdk/src/wire.ts';
+  const shapes = ['RemoteToolCall', 'RemoteCall', 'StreamChunk', 'RunChunk', 'ResponseMetadata', 'Metadata', 'InvokeData', 'GraphTools', 'GraphToolInfo', 'DEFAULT_RECURSION_LIMIT', 'MAX_RECURSION_LIMIT'];
+  const declaration = new RegExp(`^\\s*(?:export )?(?:interface|type|const|class) (${shapes.join('|')})\\b`, 'm');
+  const found: string[] = [];
+  for (const file of ['runtime/src', 'client-sdk/src', 'server/src', 'client/src', 'common'].flatMap((dir) => listSources(dir))) {
+    if (file === WIRE) continue;
+    const match = declaration.exec(readFileSync(join(ROOT, file), 'utf8'));
+    if (match) found.push(`${file}: ${match[1]}`);
+  }
+  assert.deepEqual(found, []);
+});

@@ -44,7 +44,10 @@ export function drawAnswer(answer: GraphViewResult | null | undefined, fileName:
   }
   const { status, graph, tools } = answer;
   const view: GraphViewState = { state: status.state, url: status.url, nodes: graph?.nodes.map((node) => node.name) ?? [], unattached: [] };
-  if (status.error !== undefined) view.message = status.error;
+  // Without a graph the view says what to do; the server's status sentence is about node names.
+  if (status.state === 'untrusted') view.message = 'This workspace is not trusted, so no server is contacted and no graph is fetched. Trust the workspace to see the live graph.';
+  else if (status.state === 'disabled') view.message = 'Live graph checks are off (10xgraph.server.enabled is false); turn the setting on to see the graph.';
+  else if (status.error !== undefined) view.message = status.error;
   let svg = '';
   if (graph !== undefined) {
     const layout = layoutGraph(graph, tools ?? []);
