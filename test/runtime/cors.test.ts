@@ -65,6 +65,10 @@ describe('CORS without a token', () => {
     assert.equal(allowed.headers['access-control-allow-origin'], 'http://localhost:5173');
     assert.match(String(allowed.headers['access-control-expose-headers']), /X-Request-Id/i);
     assert.equal(allowed.headers.vary, 'Origin');
+    const stream = await send(port, 'POST', '/v1/graph/stream', { 'content-type': 'application/json', origin: 'http://localhost:5173' }, INVOKE_BODY);
+    assert.equal(stream.status, 200);
+    assert.equal(stream.headers['access-control-allow-origin'], 'http://localhost:5173');
+    assert.match(stream.body, /"event":"end"/);
     const plain = await send(port, 'GET', '/v1/graph');
     assert.equal(plain.status, 200);
     assert.deepEqual(corsHeadersOf(plain), {});
@@ -259,8 +263,12 @@ describe('origin lists at start-up (the built CLI)', () => {
     }
   });
 
-  test('--cors-origin (repeated) and TENXGRAPH_CORS_ORIGINS add up on a server with a token', async () => {
-    const server = await runApi(['--cors-origin', 'http://localhost:5173', '--cors-origin=https://a.example'], { TENXGRAPH_TOKEN: TOKEN, TENXGRAPH_CORS_ORIGINS: 'https://b.example, http://127.0.0.1:*' });
+  test('--cors-origin (repeated) and TENXGRAPH_CORS_ORIGINS add up on a server with a token; so do --allowed-host and TENXGRAPH_ALLOWED_HOSTS', async () => {
+    const server = await runApi(['--cors-origin', 'http://localhost:5173', '--cors-origin=https://a.example', '--allowed-host', 'api.example.com'], {
+      TENXGRAPH_TOKEN: TOKEN,
+      TENXGRAPH_CORS_ORIGINS: 'https://b.example, http://127.0.0.1:*',
+      TENXGRAPH_ALLOWED_HOSTS: 'proxy.example.net,.corp.example',
+    });
     assert.ok(server.url, server.stderr());
     try {
       const port = Number(new URL(server.url!).port);
@@ -268,6 +276,8 @@ describe('origin lists at start-up (the built CLI)', () => {
         assert.equal((await preflight(port, origin)).headers['access-control-allow-origin'], origin);
       }
       assert.equal((await preflight(port, 'http://localhost:5174')).status, 403);
+      for (const host of ['api.example.com', 'proxy.example.net:443', 'x.corp.example']) assert.equal((await send(port, 'GET', '/ping', { host })).status, 200, host);
+      assert.equal((await send(port, 'GET', '/ping', { host: 'other.example' })).status, 403);
       await poll('the refusal in the log', () => /Refused a preflight from the origin 'http:\/\/localhost:5174'/.test(server.stderr()), 10_000);
     } finally {
       await server.stop();

@@ -41,6 +41,8 @@ export interface Handshake {
   headers: Record<string, string>;
   /** The socket, open after a 101; the caller destroys it. */
   socket: Socket;
+  /** Bytes the server sent after the head (the first frames, if any). */
+  rest: Buffer;
   /**
    * Resolves once the server has let go of the connection: after its FIN, a byte written back
    * is answered with a reset only when the server destroyed its socket (a half-open socket on
@@ -59,29 +61,119 @@ export function handshake(port: number, path: string, headers: Record<string, st
       socket.write('x');
       setTimeout(() => !socket.destroyed && socket.write('x'), 50).unref();
     });
-    let head = '';
+    let head = Buffer.alloc(0);
     const lines = Object.entries({ connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers })
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join('');
     socket.on('error', () => {});
-    socket.setEncoding('latin1');
-    const onData = (text: string) => {
-      head += text;
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) return;
       socket.off('data', onData);
-      const [statusLine, ...rest] = head.slice(0, end).split('\r\n');
+      const [statusLine, ...rest] = head.subarray(0, end).toString('latin1').split('\r\n');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0);
+      // An open WebSocket is read by whoever takes it; a refusal's body is read and dropped, so its close is seen.
+      if (status === 101) socket.pause();
+      else socket.resume();
       const parsed: Record<string, string> = {};
       for (const line of rest) {
         const colon = line.indexOf(':');
         parsed[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1] ?? 0), headers: parsed, socket, closed });
+      resolve({ status, headers: parsed, socket, rest: head.subarray(end + 4), closed });
     };
     socket.on('data', onData);
-    socket.once('close', () => reject(new Error(`the server closed the connection before answering the upgrade: ${JSON.stringify(head)}`)));
+    socket.once('close', () => reject(new Error(`the server closed the connection before answering the upgrade: ${JSON.stringify(head.toString('latin1'))}`)));
     socket.write(`GET ${path} HTTP/1.1\r\n${lines}\r\n`, 'latin1');
   });
+}
+
+/** A client text frame (masked, as RFC 6455 requires of clients). */
+export function clientFrame(text: string, opcode = 0x1): Buffer {
+  const payload = Buffer.from(text, 'utf8');
+  const mask = Buffer.from([0x12, 0x34, 0x56, 0x78]);
+  const length = payload.length < 126 ? Buffer.from([0x80 | payload.length]) : payload.length < 65536 ? Buffer.from([0x80 | 126, payload.length >> 8, payload.length & 0xff]) : Buffer.concat([Buffer.from([0x80 | 127, 0, 0, 0, 0]), (() => { const b = Buffer.alloc(4); b.writeUInt32BE(payload.length); return b; })()]);
+  const masked = Buffer.from(payload.map((byte, i) => byte ^ mask[i % 4]!));
+  return Buffer.concat([Buffer.from([0x80 | opcode]), length, mask, masked]);
+}
+
+/**
+ * A WebSocket spoken by hand over an upgraded socket: it sends masked text frames and reads the
+ * server's frames, and answers nothing by itself (no pong), so a test can play a client that
+ * never answers pings or never reads.
+ */
+export class RawWebSocket {
+  readonly frames: Array<{ opcode: number; payload: Buffer }> = [];
+  private buffer: Buffer;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(readonly shake: Handshake, options: { read?: boolean } = {}) {
+    this.buffer = shake.rest;
+    if (options.read !== false) {
+      shake.socket.on('data', (chunk: Buffer) => {
+        this.buffer = Buffer.concat([this.buffer, chunk]);
+        this.parse();
+      });
+      shake.socket.resume();
+      this.parse();
+    }
+    shake.socket.on('close', () => this.wake());
+  }
+
+  /** Sends a text frame. */
+  send(text: string): void {
+    this.shake.socket.write(clientFrame(text));
+  }
+
+  /** The JSON text frames received so far. */
+  chunks(): any[] {
+    return this.frames.filter((frame) => frame.opcode === 0x1).map((frame) => JSON.parse(frame.payload.toString('utf8')));
+  }
+
+  /** Resolves once `probe` holds on the frames received (checked after each frame), or rejects after `ms`. */
+  async until(what: string, probe: () => boolean, ms = 10_000): Promise<void> {
+    if (probe()) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`timed out after ${ms} ms waiting for ${what}`));
+      }, ms);
+      const check = () => {
+        if (!probe()) return;
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve();
+      };
+      this.waiters.add(check);
+    });
+  }
+
+  private parse(): void {
+    for (;;) {
+      if (this.buffer.length < 2) break;
+      const opcode = this.buffer[0]! & 0x0f;
+      let length = this.buffer[1]! & 0x7f;
+      let offset = 2;
+      if (length === 126) {
+        if (this.buffer.length < 4) break;
+        length = this.buffer.readUInt16BE(2);
+        offset = 4;
+      } else if (length === 127) {
+        if (this.buffer.length < 10) break;
+        length = Number(this.buffer.readBigUInt64BE(2));
+        offset = 10;
+      }
+      if (this.buffer.length < offset + length) break;
+      this.frames.push({ opcode, payload: this.buffer.subarray(offset, offset + length) });
+      this.buffer = this.buffer.subarray(offset + length);
+    }
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const check of [...this.waiters]) check();
+  }
 }
 
 /**

@@ -4,6 +4,10 @@
 export { createApiServer, DEFAULT_MAX_BODY_BYTES } from './server';
 export type { ApiServer, ApiServerOptions, ApiLogger, ServableGraph } from './server';
 export type { StreamChunk } from '10xgraph-client/wire';
+export { createLogger } from './log';
+export type { LogFields, LogFormat, LogLevel, LoggerOptions } from './log';
+export { DEFAULT_SOCKET_LIMITS } from './sockets';
+export type { SocketLimits } from './sockets';
 export { startApiServer, prepareAgent, ApiStartupError } from './start';
 export type { StartApiOptions, RunningApiServer, PreparedAgent } from './start';
 export { loadAgentGraph, resolveAgentModule, parseAgentSpec, AgentLoadError, AGENT_EXTENSIONS } from '../agent/loadAgent';

@@ -61,8 +61,6 @@ export interface OriginPolicy {
   corsHeaders(verdict: OriginVerdict): Record<string, string>;
   /** The headers of a preflight answer for an allowed origin and a route taking `method`. */
   preflightHeaders(origin: string, method: string, privateNetwork: boolean): Record<string, string>;
-  /** The allowed origins as given, for the start-up log (loopback ones described in words). */
-  describe(): string;
 }
 
 /** One allowed origin: a scheme, a host name and a port, or any port (`http://localhost:*`). */
@@ -156,11 +154,6 @@ export function createOriginPolicy(options: OriginPolicyOptions): OriginPolicy {
       };
     },
 
-    describe() {
-      const listed = (options.corsOrigins ?? []).join(', ');
-      if (options.tokenRequired) return listed ? `origins ${listed}` : 'no browser origin (list them with --cors-origin)';
-      return `loopback origins${listed ? ` and ${listed}` : ''}`;
-    },
   };
 }
 
@@ -204,11 +197,10 @@ export function isLoopbackAddress(host: string): boolean {
  */
 export function shownValue(value: string, max = MAX_SHOWN): string {
   const cut = value.length > max ? `${value.slice(0, max)}… (${value.length} characters)` : value;
-  // eslint-disable-next-line no-control-regex
   return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The token a WebSocket upgrade carries in `Sec-WebSocket-Protocol` (`10xgraph.bearer.<base64url>`). */
+/** The subprotocol of the 10xgraph WebSocket; a token rides beside it as `10xgraph.bearer.<base64url>`. */
 export const WS_PROTOCOL = '10xgraph';
 const BEARER_PREFIX = `${WS_PROTOCOL}.bearer.`;
 

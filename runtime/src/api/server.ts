@@ -17,7 +17,7 @@ import { ApiError, statusForRunError } from './errors';
 import { BodyTimeoutError, readJsonBody, sendData, sendError } from './http';
 import type { ApiLogger } from './log';
 import { createOriginPolicy, readWebSocketProtocols, shownValue, splitList, WS_PROTOCOL, type OriginPolicy, type OriginVerdict } from './origin';
-import { answerAndClose, DEFAULT_SOCKET_LIMITS, guardWebSocket, type SocketLimits } from './sockets';
+import { answerAndClose, createRunSlots, DEFAULT_SOCKET_LIMITS, guardWebSocket, type SocketLimits } from './sockets';
 import { ThreadStore, type ThreadRecord } from './store';
 import { parseRunRequest, type RunRequest } from './validate';
 import { VERSION } from '../version';
@@ -104,6 +104,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // Built now so a malformed list fails here; rebuilt by listen() with the address it serves.
   let policy: OriginPolicy = policyFor(undefined);
   const inFlight = new Set<Promise<unknown>>();
+  const httpRunSlots = createRunSlots(limits.maxRunsPerSocket);
+  /** Answers in progress per connection: a parse error then must not write its own answer into theirs. */
+  const answering = new WeakMap<object, number>();
   /** When each remote call was sent to the client, for the duration logged with its result. */
   const emittedAt = new Map<string, number>();
   let closing = false;
@@ -119,7 +122,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const requestId = randomUUID();
       const started = performance.now();
       let route = '-';
-      res.once('close', () => logRequest(req, res, requestId, route, started));
+      answering.set(req.socket, (answering.get(req.socket) ?? 0) + 1);
+      res.once('close', () => {
+        answering.set(req.socket, (answering.get(req.socket) ?? 1) - 1);
+        logRequest(req, res, requestId, route, started);
+      });
       handle(req, res, requestId, (matched) => (route = matched)).catch((error: unknown) => {
         // A client that hung up mid-request is not a failure of the server.
         if (req.destroyed && (req.errored || (error as NodeJS.ErrnoException)?.code === 'ECONNRESET' || (error as Error)?.message === 'aborted')) return;
@@ -144,12 +151,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   // Malformed HTTP (a bad method, header or length) gets a JSON error too, not Node's bare 400.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable) {
+    // A malformed request pipelined behind one still being answered (a stream) ends the connection:
+    // bytes of an error answer written now would land inside the other answer.
+    if (!socket.writable || (answering.get(socket) ?? 0) > 0) {
       socket.destroy();
       return;
     }
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      return answerAndClose(socket, new ApiError(408, 'request_timeout', `The request did not arrive within the server's time-out (${limits.headersTimeoutMs} ms for the headers); send it again.`));
+      return answerAndClose(socket, new ApiError(408, 'request_timeout', `The request did not arrive within the server's time-out (${limits.headersTimeoutMs} ms for the headers, ${Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs)} ms for the whole request); send it again.`));
     }
     answerAndClose(socket, new ApiError(error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400, 'bad_request', `The request is not valid HTTP (${error.code ?? 'parse error'}).`));
   });
@@ -276,7 +285,18 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     sendData(res, requestId, { node_count: nodes.length, tool_count: toolCount, nodes } satisfies GraphTools, `${toolCount} tools on ${nodes.length} ToolNodes.`);
   }
 
+  /** A run slot of the request's connection (pipelined requests share one), freed when the answer ends. */
+  function takeRunSlot(req: IncomingMessage, res: ServerResponse): void {
+    const release = httpRunSlots.take(req.socket);
+    if (!release) {
+      req.resume();
+      throw new ApiError(429, 'too_many_runs', `This connection has ${limits.maxRunsPerSocket} runs going (pipelined requests); wait for their answers before sending more.`);
+    }
+    res.once('close', release);
+  }
+
   async function invoke(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    takeRunSlot(req, res);
     const prepared = prepare(parseRunRequest(await readJsonBody(req, limit, limits.bodyTimeoutMs)));
     const outcome = await track(execute(prepared, () => {}));
     if (outcome.error) return sendError(res, requestId, new ApiError(statusForRunError(outcome.error.code), outcome.error.code, outcome.error.message));
@@ -285,6 +305,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   }
 
   async function stream(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    takeRunSlot(req, res);
     const prepared = prepare(parseRunRequest(await readJsonBody(req, limit, limits.bodyTimeoutMs)));
     res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId });
     // A client that goes away does not stop the run: the thread is still saved consistently.
@@ -407,23 +428,42 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
+    const requestId = randomUUID();
+    const started = performance.now();
     const url = parseTarget(req.url);
-    if (!url) return answerAndClose(socket, badTarget(req.url));
-    if (url.pathname !== '/v1/graph/ws') return answerAndClose(socket, new ApiError(404, 'not_found', `No WebSocket route ${url.pathname}; use /v1/graph/ws.`));
+    const refusal = url ? judgeUpgrade(req, url) : badTarget(req.url);
+    const route = url?.pathname === '/v1/graph/ws' ? url.pathname : '-';
+    const logUpgrade = (status: number) => {
+      const duration = Math.round((performance.now() - started) * 10) / 10;
+      log.info(`GET ${route} (WebSocket) ${status} in ${duration} ms [${requestId}]`, { event: 'request', method: 'GET', route, status, duration_ms: duration, request_id: requestId, websocket: true });
+    };
+    if (refusal) {
+      logUpgrade(refusal.status);
+      return answerAndClose(socket, refusal, {}, requestId);
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      logUpgrade(101);
+      serveSocket(ws);
+    });
+  }
+
+  /** The refusal of an upgrade, or undefined when it may open: route, Host, Origin, then the token. */
+  function judgeUpgrade(req: IncomingMessage, url: URL): ApiError | undefined {
+    if (url.pathname !== '/v1/graph/ws') return new ApiError(404, 'not_found', `No WebSocket route ${url.pathname}; use /v1/graph/ws.`);
     const refusedHost = policy.checkHost(req.headers.host, absoluteAuthority(req.url));
-    if (refusedHost) return answerAndClose(socket, refusedHost);
+    if (refusedHost) return refusedHost;
     // Browsers send Origin on every WebSocket and no CORS guards it: the server checks it itself.
     const verdict = policy.checkOrigin(req.headers.origin);
     if (verdict.kind === 'refused') {
       logRefusedOrigin(verdict, 'WebSocket');
-      return answerAndClose(socket, verdict.error);
+      return verdict.error;
     }
     const protocols = readWebSocketProtocols(req.headers['sec-websocket-protocol']);
     if (protocols.token !== null && !protocols.offered) {
-      return answerAndClose(socket, new ApiError(400, 'bad_request', `A token sent as a WebSocket subprotocol needs the '${WS_PROTOCOL}' subprotocol offered with it.`));
+      return new ApiError(400, 'bad_request', `A token sent as a WebSocket subprotocol needs the '${WS_PROTOCOL}' subprotocol offered with it.`);
     }
-    if (!authorized(req, protocols.token ?? url.searchParams.get('token'))) return answerAndClose(socket, unauthorized());
-    wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws));
+    if (!authorized(req, protocols.token ?? url.searchParams.get('token'))) return unauthorized();
+    return undefined;
   }
 
   function serveSocket(ws: WebSocket): void {
@@ -432,15 +472,33 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       idle: () => log.info(`Closed a WebSocket idle for ${limits.idleTimeoutMs} ms.`, { event: 'websocket_idle' }),
     });
     ws.on('error', () => {});
-    ws.on('close', () => guard.stop());
+    ws.on('close', (code: number) => {
+      guard.stop();
+      log.debug?.(`A WebSocket closed (code ${code}).`, { event: 'websocket_closed', code });
+    });
     ws.on('message', (data: RawData, isBinary: boolean) => {
       let requestId: string | null = null;
       let threadId: string | null = null;
+      const started = performance.now();
       const send = (chunk: StreamChunk) => guard.send(JSON.stringify({ ...chunk, request_id: requestId }));
+      const logFrame = (status: string, code?: string) => {
+        const duration = Math.round((performance.now() - started) * 10) / 10;
+        const shownId = requestId === null ? '-' : shownValue(requestId, 80);
+        log.info(`WS /v1/graph/ws request ${shownId} ${status}${code ? ` (${code})` : ''} in ${duration} ms`, {
+          event: 'ws_request',
+          route: '/v1/graph/ws',
+          ws_request_id: requestId,
+          thread_id: threadId,
+          status,
+          ...(code ? { code } : {}),
+          duration_ms: duration,
+        });
+      };
       const fail = (error: unknown) => {
         const failure = error instanceof ApiError ? error : new ApiError(500, 'internal_error', errorMessageOf(error));
         send({ event: 'error', data: { code: failure.code, message: failure.message } });
         send({ event: 'end', data: { thread_id: threadId, status: 'error' } });
+        logFrame('error', failure.code);
       };
       try {
         if (isBinary) throw new ApiError(400, 'invalid_frame', 'Send requests as text frames holding JSON.');
@@ -463,7 +521,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
             fail(error);
             return;
           }
-          await track(execute(prepared, send));
+          threadId = prepared.threadId;
+          const outcome = await track(execute(prepared, send));
+          logFrame(outcome.status, outcome.error?.code);
         });
         if (!accepted) throw new ApiError(429, 'too_many_runs', `This WebSocket has ${limits.maxRunsPerSocket} runs going and more waiting; wait for their ends before sending more.`);
       } catch (error) {

@@ -57,9 +57,9 @@ const CLOSE_GRACE_MS = 2000;
  * and closes it: the answer is flushed, then the socket destroyed, so a client that never closes
  * its side does not keep it open.
  */
-export function answerAndClose(socket: Duplex, error: ApiError, headers: Record<string, string> = {}): void {
+export function answerAndClose(socket: Duplex, error: ApiError, headers: Record<string, string> = {}, requestId: string = randomUUID()): void {
   if (socket.destroyed) return;
-  const body = JSON.stringify(errorPayload(randomUUID(), error));
+  const body = JSON.stringify(errorPayload(requestId, error));
   const extra = Object.entries({ ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="10xgraph"' } : {}), ...headers })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
@@ -67,7 +67,7 @@ export function answerAndClose(socket: Duplex, error: ApiError, headers: Record<
   timer.unref();
   socket.on('error', () => socket.destroy());
   socket.end(
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n${extra}\r\n${body}`,
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nx-request-id: ${requestId}\r\nconnection: close\r\n${extra}\r\n${body}`,
     () => {
       clearTimeout(timer);
       socket.destroy();
@@ -148,7 +148,8 @@ export function guardWebSocket(ws: WebSocket, limits: SocketLimits, events: Guar
   return {
     send(text) {
       if (ws.readyState !== WebSocket.OPEN) return;
-      if (ws.bufferedAmount + Buffer.byteLength(text) > limits.maxBufferedBytes) {
+      // What is already queued counts, not this frame: one large chunk to a reading client is fine.
+      if (ws.bufferedAmount > limits.maxBufferedBytes) {
         if (!droppedForBackpressure) {
           droppedForBackpressure = true;
           events.dropped('backpressure', `${ws.bufferedAmount} bytes waiting for a client that does not read (the bound is ${limits.maxBufferedBytes})`);
@@ -173,6 +174,29 @@ export function guardWebSocket(ws: WebSocket, limits: SocketLimits, events: Guar
       clearTimeout(idleTimer);
       // Requests that never started have no one left to answer: they are dropped, threads untouched.
       waiting.length = 0;
+    },
+  };
+}
+
+/**
+ * Runs per HTTP connection. HTTP/1.1 pipelining lets one connection send any number of requests
+ * before reading an answer, and Node starts each at once: without a bound, one socket could start
+ * thousands of runs. `take` returns the release of a slot, or undefined when the connection has
+ * its most runs going.
+ */
+export function createRunSlots(max: number): { take(socket: object): (() => void) | undefined } {
+  const counts = new WeakMap<object, number>();
+  return {
+    take(socket) {
+      const count = counts.get(socket) ?? 0;
+      if (count >= max) return undefined;
+      counts.set(socket, count + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        counts.set(socket, (counts.get(socket) ?? 1) - 1);
+      };
     },
   };
 }

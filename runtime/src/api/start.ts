@@ -44,6 +44,8 @@ export interface RunningApiServer {
   url: string;
   graph: CompiledGraph;
   api: ApiServer;
+  /** The server's log, for the lines of whoever runs it (the CLI's shutdown line). */
+  log: ApiLogger;
   close(): Promise<void>;
 }
 
@@ -161,21 +163,24 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
     throw new ApiStartupError(2, [`Cannot listen on ${host}:${port}: ${reason}.`]);
   }
   log.info(`Listening on ${url}`);
-  if (!token && !isLoopbackAddress(host)) {
-    log.warn(
-      `WARNING: listening on ${host} without a token: anyone who can reach this address can run the graph and its server tools. Set TENXGRAPH_TOKEN, or listen on 127.0.0.1.`,
-      { event: 'no_token_on_network' },
-    );
-  }
+  const warning = noTokenWarning(host, token);
+  if (warning) log.warn(warning, { event: 'no_token_on_network' });
   return {
     url,
     graph: prepared.graph,
     api,
+    log,
     async close() {
       await api.close();
       store.close();
     },
   };
+}
+
+/** The start-up warning for a server listening beyond loopback without a token; undefined when there is none. */
+export function noTokenWarning(host: string, token: string): string | undefined {
+  if (token || isLoopbackAddress(host)) return undefined;
+  return `WARNING: listening on ${host} without a token: anyone who can reach this address can run the graph and its server tools. Set TENXGRAPH_TOKEN, or listen on 127.0.0.1.`;
 }
 
 function readConfig(configPath: string, shown: string): string {

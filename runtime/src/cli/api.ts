@@ -142,11 +142,11 @@ export async function runApi(argv: string[]): Promise<number> {
   return new Promise<number>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       detach();
-      process.stdout.write(`Stopping (${signal})\n`);
+      running.log.info(`Stopping (${signal})`, { event: 'stopping', signal });
       running.close().then(
         () => resolve(0),
         (error: unknown) => {
-          process.stderr.write(`10xgraph api: shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          running.log.error(`10xgraph api: shutdown failed: ${error instanceof Error ? error.message : String(error)}`, { event: 'shutdown_failed' });
           resolve(1);
         },
       );
