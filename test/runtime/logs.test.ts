@@ -3,7 +3,7 @@
  * per WebSocket request, per remote call sent and per result answered (thread, call id, tool, node,
  * duration); never a token, a query string or a body, wherever the token came from. Then the real
  * CLI: `--log-format json` (one JSON object a line, pino's), `pretty` (the start-up lines exactly as
- * SPEC §4 shows them), and `--log-level`.
+ * docs/spec.md §4 shows them), and `--log-level`.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -164,7 +164,7 @@ describe('the pino logger', () => {
 });
 
 describe('--log-format and --log-level (the built CLI)', () => {
-  const CLI = join(ROOT, 'dist', 'cli.js');
+  const CLI = join(ROOT, 'runtime', 'dist', 'cli.js');
 
   function freePort(): Promise<number> {
     return new Promise((resolve) => {
@@ -224,7 +224,7 @@ describe('--log-format and --log-level (the built CLI)', () => {
       await send(port, 'GET', '/ping');
       await poll('the request line', () => /^GET \/ping 200 in [\d.]+ ms \[[0-9a-f-]{36}\]$/m.test(output().stdout), 5000);
     });
-    assert.match(pretty.stdout, /^Attached 3 configured remote tools \(to TOOL\)\nListening on http:\/\/127\.0\.0\.1:\d+\n/);
+    assert.match(pretty.stdout, /^Attached 3 configured remote tools \(to TOOL\)\nThreads in [^\n]+\nListening on http:\/\/127\.0\.0\.1:\d+\n/);
     assert.match(pretty.stdout, /^Stopping \(SIGTERM\)$/m);
 
     const quiet = await withApi(['--log-level', 'warn'], async (port) => {

@@ -99,7 +99,7 @@ describe('time-outs on requests', () => {
     assert.match(answer, /^HTTP\/1\.1 408 /);
     assert.match(answer, /"code":"request_timeout".*stalled for 300 ms/);
     assert.ok(await closesWithin(closed));
-    assert.equal(served.api.store.load('stalled'), undefined, 'a thread was made from half a body');
+    assert.equal(await served.api.store.load('stalled'), undefined, 'a thread was made from half a body');
   });
 
   test('a slow but steady body is read whole', async () => {
