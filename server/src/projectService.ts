@@ -222,11 +222,12 @@ export class ProjectService {
   }
 
   /** The project diagnostics of a config (remote tools without a handler). */
-  configDiagnostics(uri: string, facts: () => ConfigFacts): Diagnostic[] {
+  configDiagnostics(uri: string, facts: () => ConfigFacts, toolNames?: () => ReadonlyArray<string | undefined>): Diagnostic[] {
     const path = pathOf(uri);
     const snapshot = this.snapshot();
-    // Nothing to judge (still indexing, no handler anywhere): the config's facts are not even needed.
+    // Nothing to judge (still indexing, no handler anywhere, every tool handled): the config's positions are not even needed.
     if (path === undefined || !snapshot.complete || snapshot.handlers.size === 0) return [];
+    if (toolNames && toolNames().every((name) => name === undefined || name.trim() === '' || snapshot.handlers.has(name))) return [];
     return missingHandlerDiagnostics(facts(), snapshot, this.index.covers(path));
   }
 

@@ -548,7 +548,8 @@ class TenxGraphServer {
   private projectDiagnosticsOf(state: DocumentState): Diagnostic[] {
     // A text that is not JSON gets its syntax errors first, as from the rule set: the project is judged once it parses.
     if (!state.analysis?.flatTree) return [];
-    return [...(state.unreadSource?.tell ? graphNotReadDiagnostic(state.config(), state.unreadSource) : []), ...this.project.configDiagnostics(state.uri, state.config)];
+    const flat = state.analysis.flatTree;
+    return [...(state.unreadSource?.tell ? graphNotReadDiagnostic(state.config(), state.unreadSource) : []), ...this.project.configDiagnostics(state.uri, state.config, () => flatToolNames(flat))];
   }
 
   /** What a pulled report of `state` depends on: the state, and where the project's diagnostics are (their text follows from both). */
@@ -838,6 +839,18 @@ function agentSpecOf(analysis: Analysis): string | undefined {
   if (!tree || tree.kind[tree.root] !== Kind.Object) return undefined;
   const value = tree.get(tree.root, 'agent');
   return value !== NONE && tree.kind[value] === Kind.String ? tree.string(value) : undefined;
+}
+
+/** The `name` of each tool of a strict-JSON config (undefined where it is not a string), without positions. */
+function flatToolNames(tree: Tree): Array<string | undefined> {
+  const root = tree.root;
+  if (tree.kind[root] !== Kind.Object) return [];
+  const list = tree.get(root, 'remote_tools');
+  if (list === NONE || tree.kind[list] !== Kind.Array) return [];
+  return tree.children(list).filter((t) => tree.kind[t] === Kind.Object).map((t) => {
+    const name = tree.get(t, 'name');
+    return name !== NONE && tree.kind[name] === Kind.String ? tree.string(name) : undefined;
+  });
 }
 
 /** The names key of a strict-JSON config (`agent`, each tool's `name` and `node`), without positions. */
