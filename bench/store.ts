@@ -13,6 +13,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startApiServer } from '../runtime/src/api';
+import { createLogger } from '../runtime/src/api/log';
 import { Message, TenxGraphClient } from '../runtime/src/client';
 import { TestPostgres } from '../test/support/postgres';
 import { recordRoundTrip, startFloorServer } from './runtime';
@@ -21,12 +22,14 @@ const ROOT = resolve(__dirname, '..');
 const CONFIG = join(ROOT, 'examples', 'quickstart', '10xgraph.json');
 /** Concurrent clients, and the round trips measured at each (split into interleaved batches). */
 const LEVELS = [
-  { clients: 1, roundTrips: 600 },
+  { clients: 1, roundTrips: 1200 },
   { clients: 10, roundTrips: 1500 },
   { clients: 100, roundTrips: 3000 },
 ];
 /** Batches per level: the store and the floor take turns, so a busy machine weighs on both alike. */
 const BATCHES = 6;
+/** Unmeasured round trips (at least) before each level: connections open, code compiled by the JIT. */
+const WARMUP = 500;
 /** Seconds of load per instance count in the multi-instance measurement. */
 const INSTANCE_SECONDS = 6;
 /** Concurrent clients spread over the instances. */
@@ -89,8 +92,8 @@ function summarise(batches: Array<{ latencies: number[]; errors: number; seconds
 /** The store's round trips and the floor's, batch by batch in turns. */
 async function compare(store: Operation, floor: Operation, clients: number, roundTrips: number): Promise<{ store: Summary; floor: Summary }> {
   const per = Math.ceil(roundTrips / BATCHES);
-  await run(store, clients, Math.max(100, clients * 2));
-  await run(floor, clients, Math.max(100, clients * 2));
+  await run(store, clients, Math.max(WARMUP, clients * 2));
+  await run(floor, clients, Math.max(WARMUP, clients * 2));
   const storeBatches = [];
   const floorBatches = [];
   for (let i = 0; i < BATCHES; i++) {
@@ -134,6 +137,7 @@ const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}Ã
 export async function benchStore(log: (line: string) => void = () => {}): Promise<string> {
   const folder = mkdtempSync(join(tmpdir(), '10xgraph-bench-store-'));
   const silent = { info() {}, warn() {}, error() {} };
+  const discard = { write() {} };
   // The floor carries the bodies of a real round trip (recorded once against a throw-away server).
   const recorder = await startApiServer({ configPath: CONFIG, host: '127.0.0.1', port: 0, db: ':memory:', log: silent });
   const exchanges = await recordRoundTrip(recorder.url, (client) => client.invoke([Message.text_message('Where am I?')])).finally(() => recorder.close());
@@ -150,7 +154,8 @@ export async function benchStore(log: (line: string) => void = () => {}): Promis
       ['SQLite', join(folder, 'threads.sqlite')],
       ['PostgreSQL', cluster.url],
     ] as const) {
-      const api = await startApiServer({ configPath: CONFIG, host: '127.0.0.1', port: 0, db, log: silent });
+      // The server logs as `10xgraph api` does (a line per request and per remote call), into a sink that drops the text.
+      const api = await startApiServer({ configPath: CONFIG, host: '127.0.0.1', port: 0, db, log: createLogger({ out: discard, err: discard }) });
       const { client, roundTrip } = roundTripOf(api.url);
       try {
         for (const { clients, roundTrips } of LEVELS) {

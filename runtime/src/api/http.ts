@@ -58,6 +58,8 @@ function sendJson(res: ServerResponse, status: number, payload: unknown, request
 /** Tells whether a Content-Type says JSON (`application/json`, `application/*+json`). */
 function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
+  // What clients send almost always: decided without splitting and lowering the header.
+  if (value === 'application/json') return true;
   const type = value.split(';')[0]!.trim().toLowerCase();
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
