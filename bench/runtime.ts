@@ -7,12 +7,13 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startApiServer } from '../runtime/src/api';
-import { Message, TenxGraphClient } from '../client-sdk/src';
+import { Message, TenxGraphClient, type FetchLike } from '../client-sdk/src';
 
 /** Concurrent clients and the round trips measured at each level (after a warm-up). */
 const LEVELS: Array<{ clients: number; roundTrips: number }> = [
@@ -47,7 +48,6 @@ export async function benchRuntime(): Promise<string> {
     db: join(folder, 'threads.sqlite'),
     log: silent,
   });
-  const floor = await startFloorServer();
   const location = { latitude: 48.8584, longitude: 2.2945, label: 'Champ de Mars' };
   const client = new TenxGraphClient({ baseUrl: api.url }).registerToolHandler('get_user_location', () => location);
 
@@ -57,14 +57,9 @@ export async function benchRuntime(): Promise<string> {
     const last = result.messages[result.messages.length - 1];
     return result.status === 'completed' && result.rounds === 1 && last !== undefined && Message.text(last).includes('Champ de Mars');
   };
-  // The floor: the same two exchanges (question, then results), each a JSON POST answered with a JSON envelope.
-  const body = JSON.stringify({ messages: [Message.text_message('Where am I?')] });
-  const exchange = async (): Promise<boolean> => {
-    const response = await fetch(floor.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const payload = (await response.json()) as { data?: unknown };
-    return response.ok && payload.data !== undefined;
-  };
-  const floorTrip = async (): Promise<boolean> => (await exchange()) && (await exchange());
+  // The floor: the same two exchanges with the same bodies (recorded from one real round trip).
+  const floor = await startFloorServer(await recordRoundTrip(api.url, (recorder) => recorder.invoke([Message.text_message('Where am I?')])));
+  const floorTrip = floor.roundTrip;
 
   const rows: string[] = [];
   try {
@@ -90,8 +85,8 @@ export async function benchRuntime(): Promise<string> {
     'One round trip is `TenxGraphClient.invoke("Where am I?")` against `10xgraph api` serving the quick-start graph',
     '(ScriptedModel, threads in SQLite in a temporary file): the run stops on the `get_user_location` remote call, the',
     'client runs its handler and sends the result on the same thread, and the model answers: two HTTP exchanges and',
-    'two graph runs on a new thread. The floor is the same two exchanges against a bare `node:http` server',
-    'that reads the JSON body and answers a JSON envelope, with the same fetch, measured in the same run. Client and',
+    'two graph runs on a new thread. The floor is the same two exchanges, with the request and answer bodies of a recorded',
+    'round trip, against a bare `node:http` server that parses the JSON body and answers the JSON envelope, on the same keep-alive fetch, in the same run. Client and',
     `servers share one Node ${process.version} process on ${availableParallelism()} cores; at most ${MAX_SECONDS_PER_RUN} s per measurement.`,
     '',
     '| clients | round trips | median | p99 | round trips/s | floor median | floor p99 | floor/s | median ÷ floor | p99 ÷ floor | floor/s ÷ round trips/s |',
@@ -140,20 +135,64 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 }
 
-/** A bare request/response server: reads the body, answers a small JSON envelope. */
-export async function startFloorServer(): Promise<{ server: Server; url: string }> {
+/** One HTTP exchange of a real round trip: the request body the client sent, the answer's payload. */
+export interface RecordedExchange {
+  request: string;
+  response: { data?: unknown; metadata?: Record<string, unknown> };
+}
+
+/**
+ * Records the HTTP exchanges of one `invoke` round trip against `baseUrl`, so that the floor
+ * can carry the same bodies: a floor that sends and answers a few bytes would flatter itself.
+ */
+export async function recordRoundTrip(baseUrl: string, trip: (client: TenxGraphClient) => Promise<unknown>): Promise<RecordedExchange[]> {
+  const exchanges: RecordedExchange[] = [];
+  const recording: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const text = await response.text();
+    exchanges.push({ request: String(init?.body ?? ''), response: JSON.parse(text) as RecordedExchange['response'] });
+    return new Response(text, { status: response.status, headers: response.headers });
+  };
+  const client = new TenxGraphClient({ baseUrl, fetch: recording as FetchLike }).registerToolHandler('get_user_location', () => ({ latitude: 48.8584, longitude: 2.2945, label: 'Champ de Mars' }));
+  await trip(client);
+  client.close();
+  return exchanges;
+}
+
+/**
+ * A bare request/response server, the floor: reads the body and parses it as JSON, as any JSON
+ * API must, and answers the JSON envelope of the exchange its path names (`/0`, `/1`, … of
+ * `exchanges`; a small envelope without them) with a fresh request id and timestamp, and the
+ * same headers `10xgraph api` sends. No routing, validation, graph or store: that is the floor.
+ */
+export async function startFloorServer(exchanges: readonly RecordedExchange[] = []): Promise<{ server: Server; url: string; roundTrip: () => Promise<boolean> }> {
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
     req.on('end', () => {
-      const size = Buffer.concat(parts).length;
-      const payload = JSON.stringify({ data: { received: size }, metadata: { request_id: 'floor', timestamp: new Date().toISOString(), message: 'ok' } });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
+      const text = Buffer.concat(parts).toString('utf8');
+      const received = text === '' ? undefined : (JSON.parse(text) as unknown);
+      const requestId = randomUUID();
+      const recorded = exchanges[Number((req.url ?? '/').slice(1))]?.response;
+      const metadata = { request_id: requestId, timestamp: new Date().toISOString(), message: String(recorded?.metadata?.message ?? 'ok') };
+      const payload = JSON.stringify(recorded ? { data: recorded.data, metadata } : { data: { received: received === undefined ? 0 : text.length }, metadata });
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload), 'cache-control': 'no-store', 'x-request-id': requestId });
       res.end(payload);
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` };
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  // The same exchanges in turn on the same fetch (keep-alive), each answer read and parsed as the client does.
+  const bodies = exchanges.length ? exchanges.map((exchange) => exchange.request) : [JSON.stringify({ messages: [Message.text_message('Where am I?')] })];
+  const roundTrip = async (): Promise<boolean> => {
+    for (let i = 0; i < Math.max(2, bodies.length); i++) {
+      const response = await fetch(`${url}${i}`, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: bodies[i % bodies.length] });
+      const payload = (await response.json()) as { data?: unknown };
+      if (!response.ok || payload.data === undefined) return false;
+    }
+    return true;
+  };
+  return { server, url, roundTrip };
 }
 
 function ms(value: number): string {

@@ -13,20 +13,23 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startApiServer } from '../runtime/src/api';
+import { createLogger } from '../runtime/src/api/log';
 import { Message, TenxGraphClient } from '../runtime/src/client';
 import { TestPostgres } from '../test/support/postgres';
-import { startFloorServer } from './runtime';
+import { recordRoundTrip, startFloorServer } from './runtime';
 
 const ROOT = resolve(__dirname, '..');
 const CONFIG = join(ROOT, 'examples', 'quickstart', '10xgraph.json');
 /** Concurrent clients, and the round trips measured at each (split into interleaved batches). */
 const LEVELS = [
-  { clients: 1, roundTrips: 600 },
+  { clients: 1, roundTrips: 1200 },
   { clients: 10, roundTrips: 1500 },
   { clients: 100, roundTrips: 3000 },
 ];
 /** Batches per level: the store and the floor take turns, so a busy machine weighs on both alike. */
 const BATCHES = 6;
+/** Unmeasured round trips (at least) before each level: connections open, code compiled by the JIT. */
+const WARMUP = 500;
 /** Seconds of load per instance count in the multi-instance measurement. */
 const INSTANCE_SECONDS = 6;
 /** Concurrent clients spread over the instances. */
@@ -47,11 +50,12 @@ function roundTripOf(baseUrl: string): { client: TenxGraphClient; roundTrip: Ope
 }
 
 /** Runs `count` operations from `clients` loops; the latencies of those that succeeded, and the failures. */
-async function run(operation: Operation, clients: number, count: number): Promise<{ latencies: number[]; errors: number; seconds: number }> {
+async function run(operation: Operation, clients: number, count: number): Promise<{ latencies: number[]; errors: number; seconds: number; cpuMs: number }> {
   const latencies: number[] = [];
   let issued = 0;
   let errors = 0;
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (issued < count) {
@@ -63,7 +67,8 @@ async function run(operation: Operation, clients: number, count: number): Promis
       }
     }),
   );
-  return { latencies, errors, seconds: (performance.now() - started) / 1000 };
+  const used = process.cpuUsage(cpu);
+  return { latencies, errors, seconds: (performance.now() - started) / 1000, cpuMs: (used.user + used.system) / 1000 };
 }
 
 interface Summary {
@@ -72,20 +77,23 @@ interface Summary {
   median: number;
   p99: number;
   perSecond: number;
+  /** CPU time of this process (client and server) per successful round trip, in ms. */
+  cpuPer: number;
 }
 
-function summarise(batches: Array<{ latencies: number[]; errors: number; seconds: number }>): Summary {
+function summarise(batches: Array<{ latencies: number[]; errors: number; seconds: number; cpuMs?: number }>): Summary {
   const all = batches.flatMap((batch) => batch.latencies).sort((a, b) => a - b);
   const seconds = batches.reduce((sum, batch) => sum + batch.seconds, 0);
   const at = (p: number) => (all.length ? all[Math.min(all.length - 1, Math.max(0, Math.ceil(p * all.length) - 1))]! : Number.NaN);
-  return { count: all.length, errors: batches.reduce((sum, batch) => sum + batch.errors, 0), median: at(0.5), p99: at(0.99), perSecond: all.length / seconds };
+  const cpuMs = batches.reduce((sum, batch) => sum + (batch.cpuMs ?? Number.NaN), 0);
+  return { count: all.length, errors: batches.reduce((sum, batch) => sum + batch.errors, 0), median: at(0.5), p99: at(0.99), perSecond: all.length / seconds, cpuPer: cpuMs / all.length };
 }
 
 /** The store's round trips and the floor's, batch by batch in turns. */
 async function compare(store: Operation, floor: Operation, clients: number, roundTrips: number): Promise<{ store: Summary; floor: Summary }> {
   const per = Math.ceil(roundTrips / BATCHES);
-  await run(store, clients, Math.max(100, clients * 2));
-  await run(floor, clients, Math.max(100, clients * 2));
+  await run(store, clients, Math.max(WARMUP, clients * 2));
+  await run(floor, clients, Math.max(WARMUP, clients * 2));
   const storeBatches = [];
   const floorBatches = [];
   for (let i = 0; i < BATCHES; i++) {
@@ -128,16 +136,17 @@ const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}�
 /** Runs the benchmark and returns it as a Markdown section. */
 export async function benchStore(log: (line: string) => void = () => {}): Promise<string> {
   const folder = mkdtempSync(join(tmpdir(), '10xgraph-bench-store-'));
-  const cluster = await TestPostgres.start();
-  const floor = await startFloorServer();
-  const body = JSON.stringify({ messages: [Message.text_message('Where am I?')] });
-  const exchange = async () => {
-    const response = await fetch(floor.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-    const payload = (await response.json()) as { data?: unknown };
-    return response.ok && payload.data !== undefined;
-  };
-  const floorTrip: Operation = async () => (await exchange()) && (await exchange());
   const silent = { info() {}, warn() {}, error() {} };
+  const discard = { write() {} };
+  // The floor carries the bodies of a real round trip (recorded once against a throw-away server).
+  const recorder = await startApiServer({ configPath: CONFIG, host: '127.0.0.1', port: 0, db: ':memory:', log: silent });
+  const exchanges = await recordRoundTrip(recorder.url, (client) => client.invoke([Message.text_message('Where am I?')])).finally(() => recorder.close());
+  const floor = await startFloorServer(exchanges);
+  const cluster = await TestPostgres.start().catch(async (error: unknown) => {
+    await new Promise((done) => floor.server.close(done));
+    throw error;
+  });
+  const floorTrip: Operation = floor.roundTrip;
   const rows: string[] = [];
   const instanceRows: string[] = [];
   try {
@@ -145,14 +154,15 @@ export async function benchStore(log: (line: string) => void = () => {}): Promis
       ['SQLite', join(folder, 'threads.sqlite')],
       ['PostgreSQL', cluster.url],
     ] as const) {
-      const api = await startApiServer({ configPath: CONFIG, host: '127.0.0.1', port: 0, db, log: silent });
+      // The server logs as `10xgraph api` does (a line per request and per remote call), into a sink that drops the text.
+      const api = await startApiServer({ configPath: CONFIG, host: '127.0.0.1', port: 0, db, log: createLogger({ out: discard, err: discard }) });
       const { client, roundTrip } = roundTripOf(api.url);
       try {
         for (const { clients, roundTrips } of LEVELS) {
           log(`bench: store ${name} at ${clients} clients…`);
           const { store, floor: bare } = await compare(roundTrip, floorTrip, clients, roundTrips);
           rows.push(
-            `| ${name} | ${clients} | ${store.count}${store.errors ? ` (${store.errors} failed)` : ''} | ${msText(store.median)} | ${msText(store.p99)} | ${Math.round(store.perSecond)} | ${msText(bare.median)} | ${msText(bare.p99)} | ${Math.round(bare.perSecond)} | ${ratio(store.median / bare.median)} | ${ratio(bare.perSecond / store.perSecond)} |`,
+            `| ${name} | ${clients} | ${store.count}${store.errors ? ` (${store.errors} failed)` : ''} | ${msText(store.median)} | ${msText(store.p99)} | ${Math.round(store.perSecond)} | ${msText(bare.median)} | ${msText(bare.p99)} | ${Math.round(bare.perSecond)} | ${ratio(store.median / bare.median)} | ${ratio(bare.perSecond / store.perSecond)} | ${msText(store.cpuPer)} | ${msText(bare.cpuPer)} | ${ratio(store.cpuPer / bare.cpuPer)} |`,
           );
         }
       } finally {
@@ -203,16 +213,18 @@ export async function benchStore(log: (line: string) => void = () => {}): Promis
     '',
     'One round trip is `TenxGraphClient.invoke("Where am I?")` against `10xgraph api` serving the quick-start graph, as in',
     'the runtime section (two HTTP exchanges, two graph runs, two commits), with threads in SQLite in a temporary file or',
-    `in PostgreSQL (a local cluster started for the run, fsync off). The floor is the same two exchanges against a bare`,
-    `\`node:http\` server. Store and floor run in ${BATCHES} interleaved batches per level, so load from elsewhere on the`,
+    `in PostgreSQL (a local cluster started for the run, fsync off). The floor is the same two exchanges, with the bodies of a`,
+    `recorded round trip, on the same keep-alive fetch, against a bare \`node:http\` server that parses each JSON body and answers`,
+    `its JSON envelope. CPU is this process's user + system time (client and server; PostgreSQL's own processes are not in it)`,
+    `per round trip: unlike wall-clock time it barely moves with the load of other processes. Store and floor run in ${BATCHES} interleaved batches per level, so load from elsewhere on the`,
     `machine weighs on both; client and server share one Node ${process.version} process on ${availableParallelism()} cores.`,
     'Targets: SQLite at most 1.5× the floor at 1 client, PostgreSQL at most 3×.',
     '',
-    '| store | clients | round trips | median | p99 | round trips/s | floor median | floor p99 | floor/s | median ÷ floor | floor/s ÷ round trips/s |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| store | clients | round trips | median | p99 | round trips/s | floor median | floor p99 | floor/s | median ÷ floor | floor/s ÷ round trips/s | CPU per round trip | floor CPU | CPU ÷ floor |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
     '',
-    `Several \`10xgraph api\` processes (\`dist/cli.js\`) on one PostgreSQL: ${INSTANCE_CLIENTS} concurrent clients in this process, spread`,
+    `Several \`10xgraph api\` processes (\`runtime/dist/cli.js\`) on one PostgreSQL: ${INSTANCE_CLIENTS} concurrent clients in this process, spread`,
     `round-robin over the instances, for ${INSTANCE_SECONDS} s each. The load generator shares the ${availableParallelism()} cores with the instances.`,
     '',
     '| instances | clients | round trips | round trips/s | median | p99 |',

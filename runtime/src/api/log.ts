@@ -47,24 +47,35 @@ export interface LoggerOptions {
 }
 
 const WARN = 40;
+/** pino's numbers of the levels. */
+const LEVEL_VALUES: Record<LogLevel, number> = { debug: 20, info: 30, warn: 40, error: 50 };
 
 /** Builds a pino logger writing `format` to `out` (info, debug) and `err` (warn, error). */
 export function createLogger(options: LoggerOptions = {}): ApiLogger {
   const format = options.format ?? 'pretty';
   const out = options.out ?? process.stdout;
   const err = options.err ?? process.stderr;
+  const threshold = LEVEL_VALUES[options.level ?? 'info'];
+  const sinkOf = (level: LogLevel): TextSink => (LEVEL_VALUES[level] >= WARN ? err : out);
+  if (format === 'pretty') {
+    // A pretty line is the message alone: written straight, with no JSON record made and read back.
+    // It may quote what a client sent (a thread id) or a failure (a stack): escaped, so one record
+    // stays one line and can forge no other line, CI command or terminal sequence.
+    const at = (level: LogLevel) => {
+      const sink = sinkOf(level);
+      const shown = LEVEL_VALUES[level] >= threshold;
+      return (line: string): void => {
+        if (shown) sink.write(`${escapeControl(line)}\n`);
+      };
+    };
+    return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+  }
+  // pino writes each record synchronously into `destination`, right after the call below names
+  // its level: the record goes to that level's stream without being parsed again.
+  let sink: TextSink = out;
   const destination = {
     write(record: string) {
-      let parsed: { level?: number; msg?: string };
-      try {
-        parsed = JSON.parse(record) as { level?: number; msg?: string };
-      } catch {
-        parsed = {};
-      }
-      const sink = (parsed.level ?? 0) >= WARN ? err : out;
-      // A pretty line may quote what a client sent (a thread id) or a failure (a stack): escaped, so
-      // one record stays one line and can forge no other line, CI command or terminal sequence.
-      sink.write(format === 'json' ? record : `${escapeControl(parsed.msg ?? '')}\n`);
+      sink.write(record);
     },
   };
   const logger = pino(
@@ -75,12 +86,14 @@ export function createLogger(options: LoggerOptions = {}): ApiLogger {
     },
     destination,
   );
-  const at =
-    (level: LogLevel) =>
-    (line: string, fields?: LogFields): void => {
+  const at = (level: LogLevel) => {
+    const target = sinkOf(level);
+    return (line: string, fields?: LogFields): void => {
+      sink = target;
       if (fields) logger[level](fields, line);
       else logger[level](line);
     };
+  };
   return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
 }
 

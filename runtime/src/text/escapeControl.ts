@@ -8,6 +8,8 @@
  */
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+/** The same class without `g`, so that `test` keeps no position between calls. */
+const HAS_CONTROL = new RegExp(CONTROL.source);
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /**
@@ -16,6 +18,8 @@ const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
  * is unchanged, so escaping twice changes nothing.
  */
 export function escapeControl(text: string): string {
+  // Most values (every log line's method, route and ids) have nothing to escape: no copy then.
+  if (!HAS_CONTROL.test(text)) return text;
   return text.replace(CONTROL, (ch) => {
     const named = NAMED[ch];
     if (named) return named;
