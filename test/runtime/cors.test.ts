@@ -79,6 +79,22 @@ describe('CORS without a token', () => {
     assert.equal(missing.headers['access-control-allow-origin'], 'http://localhost:5173');
   });
 
+  test('the thread routes answer preflights with their own methods, and a page reads a thread', async () => {
+    const read = await preflight(port, 'http://localhost:5173', '/v1/threads/t-1', { 'access-control-request-method': 'GET' });
+    assert.equal(read.status, 204);
+    assert.equal(read.headers['access-control-allow-origin'], 'http://localhost:5173');
+    assert.deepEqual(String(read.headers['access-control-allow-methods']).split(/, */).sort(), ['DELETE', 'GET']);
+    const cancel = await preflight(port, 'http://localhost:5173', '/v1/threads/t-1/cancel');
+    assert.equal(cancel.status, 204);
+    assert.equal(cancel.headers['access-control-allow-methods'], 'POST');
+    const refused = await preflight(port, 'http://evil.example', '/v1/threads/t-1', { 'access-control-request-method': 'DELETE' });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.headers['access-control-allow-origin'], undefined);
+    const missing = await send(port, 'GET', '/v1/threads/no-such-thread', { origin: 'http://localhost:5173' });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers['access-control-allow-origin'], 'http://localhost:5173');
+  });
+
   test('a preflight for an unknown route is 404', async () => {
     assert.equal((await preflight(port, 'http://localhost:5173', '/v1/nothing')).status, 404);
   });
