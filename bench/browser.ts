@@ -19,10 +19,9 @@ import WebSocket from 'ws';
 import { startApiServer } from '../runtime/src/api';
 import { Message, TenxGraphClient } from '../client-sdk/src';
 import { bundlePage, startPageServer } from '../examples/browser/serve';
+import { CHROMIUM_ARGS } from '../test/support/chromiumFlags';
 
 const CHROMIUM = process.env.TENXGRAPH_CHROMIUM ?? '/usr/bin/chromium';
-/** The flags the e2e and browser test suites run Chromium with. */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 const LOCATION = { latitude: 59.3293, longitude: 18.0686, accuracy: 12 };
 const PROMPT = 'Where am I?';
 const TRANSPORTS = ['invoke', 'http', 'ws'] as const;

@@ -63,6 +63,31 @@ export async function writeFixedFile(path: string, read: ReadState, text: string
   }
 }
 
+/**
+ * Writes `text` to `path` (a file the command makes, such as generated types) through an
+ * exclusively created, unpredictably named temporary file beside it, flushed, then renamed into
+ * place: never a half-written file, never a write through a planted link. Synchronous, so a
+ * signal cannot land between the write and the rename.
+ */
+export function writeGeneratedFile(path: string, text: string): void {
+  const temp = createTemp(path, 'tmp');
+  try {
+    try {
+      writeAll(temp.fd, Buffer.from(text, 'utf8'));
+      fsyncSync(temp.fd);
+    } finally {
+      closeSync(temp.fd);
+    }
+    renameSync(temp.path, path);
+    pending.delete(temp.path);
+    syncFolder(dirname(path));
+  } catch (error) {
+    removeQuietly(temp.path);
+    pending.delete(temp.path);
+    throw error;
+  }
+}
+
 /** A new file beside `target`, created exclusively (never an existing file or link) and private. */
 function createTemp(target: string, suffix: string): { path: string; fd: number } {
   for (;;) {

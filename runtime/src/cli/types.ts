@@ -4,12 +4,13 @@
  * `parameters` JSON Schema, converted by json-schema-to-typescript. A config with errors gets
  * the audit's problem lines and no file.
  */
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { analyzeConfig, LineIndex, type RemoteToolSchema } from '../rules/index';
 import { countProblems, formatProblemLine } from '../rules/problemText';
 import { displayPath, readConfigText } from '../workspace/configFile';
 import { readArgs, UsageError } from './args';
+import { writeGeneratedFile } from './fixFile';
+import { escapeControl } from '../text/escapeControl';
 
 const HELP = `usage: 10xgraph types [FILE] [--out FILE]
 
@@ -91,29 +92,13 @@ export async function generateRemoteToolTypes(tools: readonly RemoteToolSchema[]
   });
 }
 
-/** Writes `text` to `path` through a temporary file and a rename, so no half-written file is left. */
-function writeFileAtomic(path: string, text: string): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, text);
-    renameSync(temp, path);
-  } catch (error) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // The temporary file was never made.
-    }
-    throw error;
-  }
-}
-
 /** Runs `10xgraph types` with `argv`; resolves to the exit code. */
 export async function runTypes(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   let args: TypesArgs | 'help';
   try {
     args = parseArgs(argv);
   } catch (error) {
-    err.write(`10xgraph types: ${(error as Error).message}\nRun '10xgraph types --help' for usage.\n`);
+    err.write(`10xgraph types: ${escapeControl((error as Error).message)}\nRun '10xgraph types --help' for usage.\n`);
     return 2;
   }
   if (args === 'help') {
@@ -126,7 +111,7 @@ export async function runTypes(argv: string[], out: NodeJS.WritableStream = proc
   try {
     text = readConfigText(path, shown);
   } catch (error) {
-    err.write(`10xgraph types: ${(error as Error).message}\n`);
+    err.write(`${escapeControl(`10xgraph types: ${(error as Error).message}`)}\n`);
     return 2;
   }
 
@@ -136,7 +121,7 @@ export async function runTypes(argv: string[], out: NodeJS.WritableStream = proc
   const lines = new LineIndex(text);
   for (const problem of shownProblems) err.write(formatProblemLine(shown, lines, problem) + '\n');
   if (!config || problems.some((problem) => problem.severity === 'error')) {
-    err.write(`${shown}: ${countProblems(shownProblems)}; no types written: fix the errors above first.\n`);
+    err.write(`${escapeControl(`${shown}: ${countProblems(shownProblems)}; no types written: fix the errors above first.`)}\n`);
     return 1;
   }
 
@@ -148,7 +133,7 @@ export async function runTypes(argv: string[], out: NodeJS.WritableStream = proc
   try {
     source = await generateRemoteToolTypes(config.remoteTools, label, dirname(path));
   } catch (error) {
-    err.write(`10xgraph types: could not turn the parameters of ${shown} into types: ${(error as Error).message}\n`);
+    err.write(`${escapeControl(`10xgraph types: could not turn the parameters of ${shown} into types: ${(error as Error).message}`)}\n`);
     return 1;
   }
   if (target === undefined) {
@@ -156,11 +141,11 @@ export async function runTypes(argv: string[], out: NodeJS.WritableStream = proc
     return 0;
   }
   try {
-    writeFileAtomic(target, source);
+    writeGeneratedFile(target, source);
   } catch (error) {
-    err.write(`10xgraph types: could not write ${displayPath(target)}: ${(error as Error).message}\n`);
+    err.write(`${escapeControl(`10xgraph types: could not write ${displayPath(target)}: ${(error as Error).message}`)}\n`);
     return 2;
   }
-  err.write(`${displayPath(target)}: types of ${config.remoteTools.length} remote tool${config.remoteTools.length === 1 ? '' : 's'} written.\n`);
+  err.write(`${escapeControl(`${displayPath(target)}: types of ${config.remoteTools.length} remote tool${config.remoteTools.length === 1 ? '' : 's'} written.`)}\n`);
   return 0;
 }

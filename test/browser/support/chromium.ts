@@ -9,18 +9,7 @@ import { SETUP_COMMAND } from '../../e2e/support/tools';
 /** Where scripts/setup-vscode-e2e.sh installs Chromium (Debian's package). */
 export const CHROMIUM_PATH = process.env.TENXGRAPH_CHROMIUM ?? '/usr/bin/chromium';
 
-/** The flags the e2e suite runs Chromium with: headless, no sandbox in containers, no background traffic. */
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
+import { CHROMIUM_ARGS } from '../../support/chromiumFlags';
 
 /** Chromium's path, or why the suite cannot run (a sentence naming the command that installs it). */
 export function findChromium(): { path: string; reason?: undefined } | { path?: undefined; reason: string } {

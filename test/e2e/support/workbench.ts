@@ -7,18 +7,8 @@ import { join } from 'node:path';
 import { chromium, type Browser, type FrameLocator, type Locator, type Page } from 'playwright-core';
 import type { CodeServer } from './codeServer';
 import { poll } from '../../support/poll';
+import { CHROMIUM_ARGS } from '../../support/chromiumFlags';
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-dev-shm-usage',
-];
 
 /** The id of our status bar item's element: `<extension id>.<item id>`. */
 const STATUS_ITEM = '[id="tenxgraph.10xgraph-vscode.10xgraph.status"]';
