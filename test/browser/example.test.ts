@@ -82,9 +82,10 @@ describe('the browser example in Chromium', { timeout: 300_000 }, () => {
         assert.equal((await page.serverStatus()).state, 'connected');
         await page.page.selectOption('#transport', 'ws');
         await page.page.click('button[data-prompt^="Where am I, what"]');
+        // The answer is drawn before the turn is marked done: wait for the turn to leave 'running'.
         const turn = page.page.locator('#conversation .turn').first();
-        await turn.locator('.answer').waitFor({ timeout: 30_000 });
-        assert.equal(await turn.getAttribute('data-state'), 'done');
+        await page.page.locator('#conversation .turn:not([data-state="running"])').first().waitFor({ timeout: 30_000 });
+        assert.equal(await turn.getAttribute('data-state'), 'done', await turn.innerText());
         assert.ok((await turn.locator('.answer').innerText()).includes(`read_clipboard: ${CLIPBOARD_TEXT}`));
         await page.screenshot('00-npm-run-example-browser');
       } finally {
