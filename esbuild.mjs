@@ -2,22 +2,39 @@
 // A missing entry is an error: a bundle that silently stops being built would ship stale.
 import * as esbuild from 'esbuild';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
+
+/**
+ * In cli.js, `require('./api')` and `require('./types')` of main.ts load the command's own bundle
+ * (cli-api.js, cli-types.js) instead of carrying it: an audit parses neither.
+ * @type {import('esbuild').Plugin}
+ */
+const commandBundles = {
+  name: 'cli-command-bundles',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(api|types)$/ }, (args) =>
+      args.importer.endsWith(join('cli', 'main.ts')) ? { path: `./cli-${args.path.slice(2)}.js`, external: true } : undefined,
+    );
+  },
+};
 
 /** @type {Array<import('esbuild').BuildOptions & {entry: string}>} */
 const bundles = [
   // The CLI (`10xgraph audit`, `10xgraph api`). Native and compiler packages stay external:
   // better-sqlite3 has a binary addon, esbuild compiles the agent module at run time. ajv, ws and pg
   // (dependencies of the runtime package) stay external too, so a plain audit, which needs
-  // none of them, does not pay for compiling them at start-up; json-schema-to-typescript (with its
+  // none of them, does not pay for compiling them at start-up (pino too: the API loads it on first use); json-schema-to-typescript (with its
   // formatter) is loaded by `10xgraph types` only. It ships in the `10xgraph` package
   // (runtime/bin/10xgraph.js loads it), hence runtime/dist/.
-  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'json-schema-to-typescript'] },
+  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino', 'json-schema-to-typescript'], plugins: [commandBundles] },
+  // `10xgraph api` and `10xgraph types`, which cli.js requires for their command only.
+  { entry: 'runtime/src/cli/api.ts', outfile: 'runtime/dist/cli-api.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino'] },
+  { entry: 'runtime/src/cli/types.ts', outfile: 'runtime/dist/cli-types.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino', 'json-schema-to-typescript'] },
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
-  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'jsonc-parser', '10xgraph-client'] },
+  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino', '10xgraph-client'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
   { entry: 'runtime/src/live/index.ts', outfile: 'runtime/dist/live.js', platform: 'node', format: 'cjs' },
   { entry: 'runtime/src/workspace/index.ts', outfile: 'runtime/dist/workspace.js', platform: 'node', format: 'cjs' },

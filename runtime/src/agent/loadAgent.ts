@@ -2,12 +2,12 @@
  * Loads the agent module a config names (`"agent": "<module>:<export>"`) and returns its
  * compiled graph, as `10xgraph api` does at start-up and `10xgraph audit` does to know the graph.
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
-import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Plugin } from 'esbuild';
+import type { Loader, Plugin } from 'esbuild';
+import { AgentCompileCache, type CompiledAgent, type ExternalPackage } from './compileCache';
 import { AGENT_EXTENSIONS } from '../workspace/agentCandidates';
 import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
 import { GraphError } from '../graph/errors';
@@ -57,7 +57,8 @@ export function resolveAgentModule(configPath: string, agentSpec: string): { fil
 /**
  * Loads the agent module of `agentSpec` (relative to the folder of `configPath`) and returns the
  * compiled graph it exports. TypeScript modules are bundled with esbuild (their packages, `10xgraph`
- * included, stay external) into a temporary file. Graphs are recognised by their mark, not by
+ * included, stay external) and run as the module's own file; the compiled code is cached
+ * (./compileCache.ts). Graphs are recognised by their mark, not by
  * class, since the module loads its own copy of the library. Throws `AgentLoadError`.
  */
 export async function loadAgentGraph(configPath: string, agentSpec: string): Promise<CompiledGraph> {
@@ -95,66 +96,131 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
 }
 
 async function loadTypeScript(file: string): Promise<Record<string, unknown>> {
-  const esbuild = await import('esbuild');
-  let code: string;
+  const compilerVersion = esbuildVersion();
+  const cache = compilerVersion === undefined ? undefined : AgentCompileCache.for(file, compilerVersion);
+  let code = cache?.read();
+  if (code === undefined) {
+    const compiled = await compileTypeScript(file);
+    cache?.write(compiled);
+    code = compiled.code;
+  }
+  return runCompiled(file, code);
+}
+
+/**
+ * Bundles the module and its relative imports with esbuild into CommonJS code meant to run as
+ * `file` itself. Every file esbuild reads goes through the plugin below, which records its
+ * text for the cache; a compile that read a file the plugin did not see is not cached.
+ */
+async function compileTypeScript(file: string): Promise<CompiledAgent> {
+  // `require`, not `import()`: a dynamic import would start Node's ESM loader for this one package.
+  const esbuild = require('esbuild') as typeof import('esbuild');
+  const inputs = new Map<string, string>();
+  const externals: ExternalPackage[] = [];
   try {
     const result = await esbuild.build({
       entryPoints: [file],
       bundle: true,
       write: false,
+      metafile: true,
       platform: 'node',
       format: 'cjs',
       target: 'node20',
       sourcemap: 'inline',
       sourcesContent: false,
       logLevel: 'silent',
-      plugins: [externalPackages],
-      // The bundle runs from a temporary folder; these keep the module's own location visible.
+      plugins: [externalPackages(externals), recordInputs(inputs)],
       define: {
         'import.meta.url': JSON.stringify(pathToFileURL(file).href),
         'import.meta.filename': JSON.stringify(file),
         'import.meta.dirname': JSON.stringify(dirname(file)),
-        __filename: JSON.stringify(file),
-        __dirname: JSON.stringify(dirname(file)),
       },
     });
-    code = result.outputFiles[0]!.text;
+    const read = Object.keys(result.metafile.inputs).map((input) => resolve(input));
+    // A file read without the plugin (another loader, another namespace) is not recorded: no entry.
+    const complete = read.every((input) => inputs.has(input));
+    return { code: result.outputFiles[0]!.text, inputs: complete ? inputs : new Map(), externals: complete ? externals : [] };
   } catch (error) {
     const first = (error as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } | null }> }).errors?.[0];
     const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
     throw new AgentLoadError('agent-module-failed', `Agent module ${file} does not compile: ${where}${first?.text ?? (error instanceof Error ? error.message : String(error))}`);
   }
-  const folder = mkdtempSync(join(tmpdir(), '10xgraph-agent-'));
-  const out = join(folder, `${basename(file, extname(file))}.cjs`);
+}
+
+/** The installed esbuild's version (part of the cache key), or undefined when esbuild is not there. */
+function esbuildVersion(): string | undefined {
   try {
-    writeFileSync(out, code);
-    return createRequire(out)(out) as Record<string, unknown>;
+    return (require('esbuild/package.json') as { version: string }).version;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Node's CommonJS module internals the loader uses to run code as a given file. */
+interface ModuleInternals {
+  new (id: string): { filename: string; paths: string[]; exports: unknown; _compile(code: string, filename: string): void };
+  _nodeModulePaths(folder: string): string[];
+}
+
+/**
+ * Runs compiled code as the module `file`: `__filename`, `__dirname`, `require` and package
+ * lookup are those of the module's own location, and nothing is written to disk.
+ */
+function runCompiled(file: string, code: string): Record<string, unknown> {
+  try {
+    const Module = require('node:module') as ModuleInternals;
+    const module = new Module(file);
+    module.filename = file;
+    module.paths = Module._nodeModulePaths(dirname(file));
+    module._compile(code, file);
+    return module.exports as Record<string, unknown>;
   } catch (error) {
     throw new AgentLoadError('agent-module-failed', `Agent module ${file} failed to load: ${error instanceof Error ? error.message : String(error)}`);
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
   }
 }
 
 /**
  * Keeps every package import external but pins it to the file it resolves to from the importing
- * module, so the bundle loads the same packages from its temporary folder as the module would.
+ * file, so the bundle loads the same packages as the module's own files would; each pin is
+ * recorded for the cache, which checks it still holds.
  */
-const externalPackages: Plugin = {
-  name: '10xgraph-external-packages',
-  setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.kind === 'entry-point') return undefined;
-      if (isBuiltin(args.path)) return { path: args.path, external: true };
-      try {
-        return { path: createRequire(join(args.resolveDir, 'index.js')).resolve(args.path), external: true };
-      } catch (error) {
-        const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-        return { errors: [{ text: `Cannot resolve package '${args.path}' from ${args.resolveDir} (${reason}); install it, build it, or, for an ESM-only package, write the agent module as .mjs.` }] };
-      }
-    });
-  },
-};
+function externalPackages(externals: ExternalPackage[]): Plugin {
+  return {
+    name: '10xgraph-external-packages',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.kind === 'entry-point') return undefined;
+        if (isBuiltin(args.path)) return { path: args.path, external: true };
+        try {
+          const resolved = createRequire(join(args.resolveDir, 'index.js')).resolve(args.path);
+          externals.push({ specifier: args.path, from: args.resolveDir, resolved });
+          return { path: resolved, external: true };
+        } catch (error) {
+          const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+          return { errors: [{ text: `Cannot resolve package '${args.path}' from ${args.resolveDir} (${reason}); install it, build it, or, for an ESM-only package, write the agent module as .mjs.` }] };
+        }
+      });
+    },
+  };
+}
+
+const LOADERS: Record<string, Loader> = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx', '.json': 'json' };
+
+/** Reads the module's source files for esbuild, recording each one's text. */
+function recordInputs(inputs: Map<string, string>): Plugin {
+  return {
+    name: '10xgraph-record-inputs',
+    setup(build) {
+      build.onLoad({ filter: /\.(?:[cm]?[jt]sx?|json)$/ }, (args) => {
+        const loader = LOADERS[extname(args.path)];
+        if (args.namespace !== 'file' || loader === undefined) return undefined;
+        const contents = readFileSync(args.path, 'utf8');
+        inputs.set(args.path, contents);
+        return { contents, loader };
+      });
+    },
+  };
+}
 
 function describeValue(value: unknown): string {
   if (value === null) return 'null';

@@ -5,7 +5,7 @@
  * prints one JSON object a line with every field. Information goes to stdout, warnings and
  * errors to stderr. Records never hold a token, a query string or a body.
  */
-import pino from 'pino';
+import { loadPino } from './lazy';
 import { escapeControl } from '../text/escapeControl';
 
 /** The levels `--log-level` takes, most severe first. */
@@ -78,6 +78,7 @@ export function createLogger(options: LoggerOptions = {}): ApiLogger {
       sink.write(record);
     },
   };
+  const pino = loadPino();
   const logger = pino(
     {
       level: options.level ?? 'info',

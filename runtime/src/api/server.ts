@@ -3,12 +3,12 @@
  * invoke (one JSON answer), stream (NDJSON chunks) and WebSocket (the same chunks, tagged with the
  * request id). Threads live in a `ThreadStore`; the graph is whatever compiled graph it is given.
  */
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, WebSocket, type RawData } from 'ws';
+import type { WebSocket, RawData } from 'ws';
+import { loadCrypto, loadHttp, loadWs } from './lazy';
 import type { CompiledGraph } from '../graph/compiledGraph';
 import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import type { GraphDescription, GraphTools, Message, RemoteToolCall as RemoteCall, StreamChunk } from '10xgraph-client/wire';
@@ -120,7 +120,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const emittedAt = new Map<string, number>();
   let closing = false;
 
-  const server = createServer(
+  const server = loadHttp().createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
@@ -128,7 +128,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(limits.headersTimeoutMs / 4))),
     },
     (req, res) => {
-      const requestId = randomUUID();
+      const requestId = loadCrypto().randomUUID();
       const started = performance.now();
       let route = '-';
       answering.set(req.socket, (answering.get(req.socket) ?? 0) + 1);
@@ -145,7 +145,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       });
     },
   );
-  const wss = new WebSocketServer({
+  const wss = new (loadWs().WebSocketServer)({
     noServer: true,
     maxPayload: limit,
     // Answer with the 10xgraph subprotocol when offered (never with the bearer entry, which holds the token).
@@ -353,8 +353,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** Locks the thread (the lock and the read are one step, so no run can slip in between) and checks the request against it. */
   async function prepare(request: RunRequest): Promise<PreparedRun> {
     refuseWhileClosing();
-    const threadId = request.threadId ?? randomUUID();
-    const runId = randomUUID();
+    const threadId = request.threadId ?? loadCrypto().randomUUID();
+    const runId = loadCrypto().randomUUID();
     let record: ThreadRecord | undefined;
     try {
       record = await store.acquire(threadId, runId);
@@ -489,7 +489,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
-    const requestId = randomUUID();
+    const requestId = loadCrypto().randomUUID();
     const started = performance.now();
     const url = parseTarget(req.url);
     const refusal = url ? judgeUpgrade(req, url) : badTarget(req.url);
@@ -598,7 +598,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const header = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
     const given = header ?? queryToken ?? undefined;
     if (given === undefined) return false;
-    return timingSafeEqual(digest(given), digest(token));
+    return loadCrypto().timingSafeEqual(digest(given), digest(token));
   }
 
   return {
@@ -655,7 +655,7 @@ function unauthorized(): ApiError {
 }
 
 function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+  return loadCrypto().createHash('sha256').update(text).digest();
 }
 
 function rawText(data: RawData): string {

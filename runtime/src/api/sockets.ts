@@ -4,12 +4,11 @@
  * concurrent runs per connection). A client that stalls, never reads or never leaves cannot hold
  * the server's memory or sockets without bound.
  */
-import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
 import type { ApiError } from './errors';
 import { errorPayload } from './http';
+import { loadCrypto, loadHttp } from './lazy';
 
 /** The time limits and bounds of a server (every field has a default). */
 export interface SocketLimits {
@@ -57,7 +56,7 @@ const CLOSE_GRACE_MS = 2000;
  * and closes it: the answer is flushed, then the socket destroyed, so a client that never closes
  * its side does not keep it open.
  */
-export function answerAndClose(socket: Duplex, error: ApiError, headers: Record<string, string> = {}, requestId: string = randomUUID()): void {
+export function answerAndClose(socket: Duplex, error: ApiError, headers: Record<string, string> = {}, requestId: string = loadCrypto().randomUUID()): void {
   if (socket.destroyed) return;
   const body = JSON.stringify(errorPayload(requestId, error));
   const extra = Object.entries({ ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="10xgraph"' } : {}), ...headers })
@@ -67,7 +66,7 @@ export function answerAndClose(socket: Duplex, error: ApiError, headers: Record<
   timer.unref();
   socket.on('error', () => socket.destroy());
   socket.end(
-    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nx-request-id: ${requestId}\r\nconnection: close\r\n${extra}\r\n${body}`,
+    `HTTP/1.1 ${error.status} ${loadHttp().STATUS_CODES[error.status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nx-request-id: ${requestId}\r\nconnection: close\r\n${extra}\r\n${body}`,
     () => {
       clearTimeout(timer);
       socket.destroy();
@@ -109,7 +108,7 @@ export function guardWebSocket(ws: WebSocket, limits: SocketLimits, events: Guar
       return;
     }
     alive = false;
-    if (ws.readyState === WebSocket.OPEN) ws.ping();
+    if (ws.readyState === ws.OPEN) ws.ping();
   }, limits.heartbeatMs);
   heartbeat.unref();
 
@@ -139,7 +138,7 @@ export function guardWebSocket(ws: WebSocket, limits: SocketLimits, events: Guar
       runs--;
       const next = waiting.shift();
       if (next) run(next);
-      else if (ws.isPaused && ws.readyState === WebSocket.OPEN) ws.resume();
+      else if (ws.isPaused && ws.readyState === ws.OPEN) ws.resume();
       armIdle();
     });
   }
@@ -147,7 +146,7 @@ export function guardWebSocket(ws: WebSocket, limits: SocketLimits, events: Guar
   let droppedForBackpressure = false;
   return {
     send(text) {
-      if (ws.readyState !== WebSocket.OPEN) return;
+      if (ws.readyState !== ws.OPEN) return;
       // What is already queued counts, not this frame: one large chunk to a reading client is fine.
       if (ws.bufferedAmount > limits.maxBufferedBytes) {
         if (!droppedForBackpressure) {

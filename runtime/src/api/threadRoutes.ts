@@ -3,11 +3,11 @@
  * at a time), cancel what it waits for (`POST /v1/threads/{id}/cancel`) and delete it
  * (`DELETE /v1/threads/{id}`). The server authorises the request before it comes here.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toolResultMessage } from '../graph/messages';
 import { ApiError } from './errors';
 import { sendData } from './http';
+import { loadCrypto } from './lazy';
 import { StoreUnavailableError, type ThreadStore } from './store/index';
 import { MAX_THREAD_ID } from './validate';
 
@@ -90,7 +90,7 @@ async function cancelThread(res: ServerResponse, requestId: string, store: Threa
   guard();
   const exists = await store.load(threadId);
   if (!exists) throw notFound(threadId);
-  const owner = `cancel-${randomUUID()}`;
+  const owner = `cancel-${loadCrypto().randomUUID()}`;
   const record = await store.acquire(threadId, owner);
   if (!record) throw busy(threadId);
   let committed = false;

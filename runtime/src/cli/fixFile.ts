@@ -16,9 +16,9 @@
  * - Just before the rename (or the rewrite) the file is read again and compared with what was
  *   read: a change (an editor's save) refuses the write.
  */
-import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fchownSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, realpathSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { loadCrypto } from '../api/lazy';
 
 /** The file changed (or vanished) since it was read; nothing was written. */
 export class FileChangedError extends Error {}
@@ -91,7 +91,7 @@ export function writeGeneratedFile(path: string, text: string): void {
 /** A new file beside `target`, created exclusively (never an existing file or link) and private. */
 function createTemp(target: string, suffix: string): { path: string; fd: number } {
   for (;;) {
-    const path = join(dirname(target), `.${basename(target)}.${randomBytes(8).toString('hex')}.${suffix}`);
+    const path = join(dirname(target), `.${basename(target)}.${loadCrypto().randomBytes(8).toString('hex')}.${suffix}`);
     try {
       const fd = openSync(path, 'wx', 0o600);
       pending.add(path);

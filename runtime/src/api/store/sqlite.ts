@@ -14,7 +14,8 @@
  * Calls then retry without blocking the event loop, for at most `busyMs`, and fail with
  * `StoreUnavailableError` (the server answers 503).
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { loadSqlite } from '../lazy';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -98,7 +99,7 @@ export class SqliteThreadStore implements ThreadStore {
       this.holder = claimFile(path);
     }
     try {
-      this.db = new Database(path);
+      this.db = new (loadSqlite())(path);
       // Waits happen in `retry`, off the event loop; SQLite itself never sleeps.
       this.db.pragma('busy_timeout = 0');
       if (!memory) {
@@ -351,7 +352,7 @@ function claimFile(path: string): Database.Database {
   const lockPath = `${path}.lock`;
   let holder: Database.Database;
   try {
-    holder = new Database(lockPath);
+    holder = new (loadSqlite())(lockPath);
   } catch (error) {
     throw new StoreOpenError(`Cannot create the lock file ${lockPath} of the thread database: ${describeSqliteError(error)}.`, { cause: error });
   }

@@ -1,0 +1,146 @@
+/**
+ * The cache of compiled agent modules. Compiling a TypeScript agent module means starting
+ * esbuild's service, which costs more than the rest of `10xgraph audit` together; the cache
+ * keeps the compiled code with the text of every file that went into it, so that a module and
+ * its local imports that did not change are not compiled again (as tsx, jiti and babel-loader do).
+ *
+ * Where: `node_modules/.cache/10xgraph/` in the nearest folder above the module that has a
+ * `node_modules` folder (the agent module imports `10xgraph` from there), so the cache belongs
+ * to the project, as its packages do. No such folder: no cache. `TENXGRAPH_CACHE=off` (or `0`,
+ * `false`) turns it off. An entry is used only when every input file still has the same text and
+ * every package the code requires still resolves to the same file; anything else (a missing,
+ * corrupt or foreign entry, an unreadable file) is a miss, and the module is compiled again.
+ * Writing is best-effort and atomic (a temporary file renamed into place): a cache that cannot
+ * be written never fails a load, and a reader never sees half an entry.
+ */
+import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { VERSION } from '../version';
+
+/** Bumped whenever the compile options or the entry's shape change: older entries are then misses. */
+const FORMAT = 1;
+
+/** One package the compiled code requires: the specifier, the folder it was resolved from, and the file it resolved to. */
+export interface ExternalPackage {
+  specifier: string;
+  from: string;
+  resolved: string;
+}
+
+/** What a compile produced and read: the code, each input file's text, the packages it requires. */
+export interface CompiledAgent {
+  code: string;
+  inputs: Map<string, string>;
+  externals: ExternalPackage[];
+}
+
+interface Entry {
+  format: number;
+  file: string;
+  inputs: Array<[string, string]>;
+  externals: ExternalPackage[];
+  code: string;
+}
+
+/** The agent module cache of one module file, or undefined when caching is off or there is no project folder. */
+export class AgentCompileCache {
+  private constructor(
+    private readonly file: string,
+    private readonly entryPath: string,
+  ) {}
+
+  /** The cache for `file` (an absolute path), following the rules in this module's comment. */
+  static for(file: string, compilerVersion: string): AgentCompileCache | undefined {
+    const setting = (process.env.TENXGRAPH_CACHE ?? '').trim().toLowerCase();
+    if (setting === 'off' || setting === '0' || setting === 'false') return undefined;
+    const folder = projectCacheFolder(file);
+    if (folder === undefined) return undefined;
+    return new AgentCompileCache(file, join(folder, `${entryName(`${FORMAT}\0${VERSION}\0${compilerVersion}\0${file}`)}.json`));
+  }
+
+  /** The cached code of the module when every input and package is as it was compiled; otherwise undefined. */
+  read(): string | undefined {
+    let entry: Entry;
+    try {
+      entry = JSON.parse(readFileSync(this.entryPath, 'utf8')) as Entry;
+    } catch {
+      return undefined;
+    }
+    if (!isEntry(entry) || entry.format !== FORMAT || entry.file !== this.file) return undefined;
+    // Texts, not digests: comparing a few kilobytes costs less than loading node:crypto.
+    for (const [path, text] of entry.inputs) {
+      try {
+        if (readFileSync(path, 'utf8') !== text) return undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    for (const { specifier, from, resolved } of entry.externals) {
+      try {
+        if (createRequire(join(from, 'index.js')).resolve(specifier) !== resolved) return undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    return entry.code;
+  }
+
+  /** Stores a compile; failures are ignored (the next load compiles again). */
+  write(compiled: CompiledAgent): void {
+    const entry: Entry = { format: FORMAT, file: this.file, inputs: [...compiled.inputs], externals: compiled.externals, code: compiled.code };
+    const folder = dirname(this.entryPath);
+    const temporary = join(folder, `.${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}.tmp`);
+    try {
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(temporary, JSON.stringify(entry), { flag: 'wx' });
+      renameSync(temporary, this.entryPath);
+    } catch {
+      try {
+        unlinkSync(temporary);
+      } catch {
+        // Never created.
+      }
+    }
+  }
+}
+
+/** `node_modules/.cache/10xgraph` of the nearest folder above `file` that has `node_modules`. */
+function projectCacheFolder(file: string): string | undefined {
+  for (let folder = dirname(file); ; folder = dirname(folder)) {
+    const modules = join(folder, 'node_modules');
+    try {
+      if (statSync(modules).isDirectory()) return join(modules, '.cache', '10xgraph');
+    } catch {
+      // No node_modules here: look further up.
+    }
+    if (dirname(folder) === folder) return undefined;
+  }
+}
+
+/**
+ * A file name for `key` (the module's path and the versions): two 32-bit FNV-1a hashes of it,
+ * in hex. Not a security boundary: the entry itself names its module, and `read` checks it.
+ */
+function entryName(key: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193) >>> 0;
+    b = Math.imul(b ^ code, 0x85ebca6b) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+}
+
+function isEntry(value: unknown): value is Entry {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Partial<Entry>;
+  return (
+    typeof entry.code === 'string' &&
+    Array.isArray(entry.inputs) &&
+    entry.inputs.every((input) => Array.isArray(input) && typeof input[0] === 'string' && typeof input[1] === 'string') &&
+    Array.isArray(entry.externals) &&
+    entry.externals.every((external) => typeof external === 'object' && external !== null && typeof external.specifier === 'string' && typeof external.from === 'string' && typeof external.resolved === 'string')
+  );
+}
