@@ -34,7 +34,9 @@ const bundles = [
   { entry: 'runtime/src/cli/api.ts', outfile: 'runtime/dist/cli-api.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino'] },
   { entry: 'runtime/src/cli/types.ts', outfile: 'runtime/dist/cli-types.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino', 'json-schema-to-typescript'] },
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
-  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino', '10xgraph-client'] },
+  // The wire shapes of 10xgraph-client (constants and pure functions, no classes) are bundled in:
+  // every agent module loads this file, and resolving one more package costs it start-up time.
+  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
   { entry: 'runtime/src/live/index.ts', outfile: 'runtime/dist/live.js', platform: 'node', format: 'cjs' },
   { entry: 'runtime/src/workspace/index.ts', outfile: 'runtime/dist/workspace.js', platform: 'node', format: 'cjs' },

@@ -109,11 +109,8 @@ export class AgentCompileCache {
 function projectCacheFolder(file: string): string | undefined {
   for (let folder = dirname(file); ; folder = dirname(folder)) {
     const modules = join(folder, 'node_modules');
-    try {
-      if (statSync(modules).isDirectory()) return join(modules, '.cache', '10xgraph');
-    } catch {
-      // No node_modules here: look further up.
-    }
+    // No exception for a missing folder: each one would cost a stack trace.
+    if (statSync(modules, { throwIfNoEntry: false })?.isDirectory()) return join(modules, '.cache', '10xgraph');
     if (dirname(folder) === folder) return undefined;
   }
 }
