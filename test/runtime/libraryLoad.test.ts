@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT } from '../support/run';
 import { QUICKSTART_CONFIG, RUNTIME_DIST } from './serverHelpers';
 
@@ -46,6 +47,21 @@ describe('loading the library and the CLI', () => {
   output = { nodes: graph.describe().nodes.map((n) => n.name), api: typeof lib.createApiServer, rules: typeof lib.auditConfig };`);
     assert.deepEqual(loaded.output, { nodes: ['a'], api: 'function', rules: 'function' });
     assertNoneOf(loaded, "require('10xgraph')");
+  });
+
+  test('the built library exports every name of its source, to require and to ESM import alike, with one rule set', async () => {
+    const source = Object.keys(await import('../../runtime/src/index')).filter((name) => name !== 'default' && name !== '__esModule').sort();
+    const loaded = loadedBy(`const lib = require(${JSON.stringify(RUNTIME_DIST)});
+  const esm = await import(${JSON.stringify(pathToFileURL(RUNTIME_DIST).href)});
+  const rules = require(${JSON.stringify(join(ROOT, 'runtime', 'dist', 'rules.js'))});
+  const error = new lib.AgentLoadError('agent-invalid', 'x');
+  output = { required: Object.keys(lib).sort(), imported: Object.keys(esm).filter((name) => name !== 'default').sort(), sameRules: lib.auditConfig === rules.auditConfig && lib.RULES === rules.RULES, graphError: error instanceof lib.GraphError };`);
+    const output = loaded.output as { required: string[]; imported: string[]; sameRules: boolean; graphError: boolean };
+    assert.ok(source.length > 60, `the source exports its names (${source.length})`);
+    assert.deepEqual(output.required, source);
+    assert.deepEqual(output.imported, source);
+    assert.equal(output.sameRules, true, "require('10xgraph') and require('10xgraph/rules') give the same rule set");
+    assert.equal(output.graphError, true, 'AgentLoadError is a GraphError');
   });
 
   test('the server loads what it needs on first use: a library server answers over HTTP and the WebSocket', () => {
