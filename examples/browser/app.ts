@@ -293,20 +293,35 @@ async function converse(prompt: string): Promise<void> {
   }
 }
 
-/** Pings the server of the Server field and says in the page whether it answers. */
+/** Counts the checks started: only the newest one may write the status line. */
+let checks = 0;
+
+/**
+ * Pings the server of the Server field and says in the page whether it answers. Checks overlap
+ * (the field's change, the token's, the Check button): an older one that ends later must not
+ * overwrite the newer verdict, and the state changes together with its sentence.
+ */
 async function checkServer(): Promise<void> {
+  const check = ++checks;
   const settings = readSettings();
-  ui.serverStatus.dataset.state = 'checking';
-  ui.serverStatus.textContent = `Checking ${settings.baseUrl}…`;
+  showStatus('checking', `Checking ${settings.baseUrl}…`);
+  let state: 'connected' | 'offline';
+  let text: string;
   try {
     await createClient(settings).ping({ signal: AbortSignal.timeout(5_000) });
-    ui.serverStatus.dataset.state = 'connected';
-    ui.serverStatus.textContent = `Connected to ${settings.baseUrl}.`;
+    state = 'connected';
+    text = `Connected to ${settings.baseUrl}.`;
   } catch (error) {
-    ui.serverStatus.dataset.state = 'offline';
+    state = 'offline';
     // The check is an HTTP request whatever the transport picked for conversations.
-    ui.serverStatus.textContent = await explain(error, { ...settings, transport: 'invoke' }, undefined);
+    text = await explain(error, { ...settings, transport: 'invoke' }, undefined);
   }
+  if (check === checks) showStatus(state, text);
+}
+
+function showStatus(state: 'checking' | 'connected' | 'offline', text: string): void {
+  ui.serverStatus.dataset.state = state;
+  ui.serverStatus.textContent = text;
 }
 
 async function showDatabase(): Promise<void> {

@@ -214,6 +214,8 @@ describe('the browser example in Chromium', { timeout: 300_000 }, () => {
           assert.ok(turn.error.includes(`refused this page's`), `the page says it was refused: ${turn.error}`);
           assert.ok(turn.error.includes(`--cors-origin ${page.origin}`), `the page says which flag allows it: ${turn.error}`);
           assert.equal(turn.events.length, 0, 'no tool ran: the browser blocked the conversation at its start');
+          // The server's log comes through a pipe of its own, not with the answer the page saw.
+          await poll('the server to log the refused origin', () => api.output.includes(page.origin), 10_000).catch(() => undefined);
           assert.ok(api.output.includes(page.origin), `the server logged the refused origin:\n${api.output}`);
           const status = await page.serverStatus();
           assert.equal(status.state, 'offline');

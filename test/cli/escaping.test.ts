@@ -99,6 +99,9 @@ describe('api start-up', () => {
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
     try {
       await poll('the server to listen', () => stdout.includes('Listening on') || child.exitCode !== null, 30_000);
+      // The warning is written to stderr before "Listening on" goes to stdout, but two pipes may
+      // deliver in either order: wait for its whole line too.
+      await poll('the warning on stderr', () => /warning \[invalid-tool-name\][^\n]*\n/.test(stderr) || child.exitCode !== null, 10_000).catch(() => undefined);
       assert.match(stdout, /^Attached 1 configured remote tools \(to T\\x1b\[2J\\n::error file=x::forged\)\n/);
       assert.doesNotMatch(stdout, RAW);
       const warnings = stderr.trimEnd().split('\n');

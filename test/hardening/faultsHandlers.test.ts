@@ -58,11 +58,16 @@ const BEHAVIOURS: Behaviour[] = [
   { name: 'returns an object whose getter throws', handler: () => ({ get secret() { throw new Error('getter exploded'); } }), error: /not JSON-serialisable \(getter exploded\)/ },
 ];
 
-/** A client whose `lookup` handler behaves by the call's index (`TAG-r0-cI`). */
-function hostileClient(base: string, behaviours: readonly Behaviour[]): TenxGraphClient {
+/**
+ * A client whose `lookup` handler behaves by the call's index (`TAG-r0-cI`); `events`, when given,
+ * records each handler's start and each time-out (its signal aborted), in order.
+ */
+function hostileClient(base: string, behaviours: readonly Behaviour[], events?: Array<'start' | 'abort'>): TenxGraphClient {
   const client = new TenxGraphClient({ baseUrl: base, handlerTimeoutMs: TIMEOUT_MS, WebSocket: WebSocket as unknown as WebSocketConstructor });
   client.registerToolHandler('lookup', (args, context) => {
     const index = Number(/-c(\d+)$/.exec(String(args.key))?.[1]);
+    events?.push('start');
+    context.signal.addEventListener('abort', () => events?.push('abort'));
     return behaviours[index]!.handler(args, context);
   });
   return client;
@@ -103,14 +108,18 @@ describe('hostile tool handlers, end to end against 10xgraph api', () => {
 
   for (const transport of ['invoke', 'http', 'ws'] as const) {
     test(`${BEHAVIOURS.length} hostile handlers in one round over ${transport}: each a failed result, then the answer`, async () => {
-      const client = hostileClient(server.url, BEHAVIOURS);
+      const events: Array<'start' | 'abort'> = [];
+      const client = hostileClient(server.url, BEHAVIOURS, events);
       const tag = `hostile-${transport}`;
       const threadId = `thread-${tag}`;
-      const started = Date.now();
       try {
         const messages = await runLoop(client, transport, `[t:${tag}] rounds=1 calls=${BEHAVIOURS.length}`, threadId);
-        // Every handler ran concurrently: the round took about one time-out, not one per handler.
-        assert.ok(Date.now() - started < 10 * TIMEOUT_MS, `the round took ${Date.now() - started} ms`);
+        // Every handler ran concurrently: all of them had started before the first time-out came
+        // (one after the other, the second would start only once the first had timed out). An
+        // order, not a duration: a loaded machine cannot make it fail.
+        const firstTimeOut = events.indexOf('abort');
+        assert.ok(firstTimeOut > 0, `no handler timed out: ${events.join(' ')}`);
+        assert.equal(events.slice(0, firstTimeOut).filter((event) => event === 'start').length, BEHAVIOURS.length, `handlers started before the first time-out: ${events.join(' ')}`);
         const answer = messages[messages.length - 1]!;
         assert.equal(answer.role, 'assistant');
         const stored = db.thread(threadId)!;

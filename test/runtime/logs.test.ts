@@ -176,23 +176,35 @@ describe('--log-format and --log-level (the built CLI)', () => {
   }
 
   async function withApi(args: string[], body: (port: number, output: () => { stdout: string; stderr: string }) => Promise<void>): Promise<{ stdout: string; stderr: string; code: number | null }> {
-    const port = await freePort();
-    const child = spawn(process.execPath, [CLI, 'api', '--config', QUICKSTART_CONFIG, '--port', String(port), '--db', ':memory:', ...args], {
-      env: { ...process.env, TENXGRAPH_TOKEN: TOKEN, TENXGRAPH_CORS_ORIGINS: '', TENXGRAPH_ALLOWED_HOSTS: '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-    try {
-      await poll('the server to answer', async () => (await send(port, 'GET', '/ping').catch(() => undefined))?.status === 200, 20_000);
-      await body(port, () => ({ stdout, stderr }));
-    } finally {
-      child.kill('SIGTERM');
+    // The port is picked here (at --log-level warn nothing says where the server listens) and
+    // taken by the server later: another process may take it between, so a start refused for a
+    // port in use is tried again on another port.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const child = spawn(process.execPath, [CLI, 'api', '--config', QUICKSTART_CONFIG, '--port', String(port), '--db', ':memory:', ...args], {
+        env: { ...process.env, TENXGRAPH_TOKEN: TOKEN, TENXGRAPH_CORS_ORIGINS: '', TENXGRAPH_ALLOWED_HOSTS: '' },
+      });
+      let stdout = '';
+      let stderr = '';
+      let closed = false;
+      child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => {
+        closed = true;
+        resolve(code);
+      }));
+      let exitedFirst = false;
+      try {
+        await poll('the server to answer', async () => closed || (await send(port, 'GET', '/ping').catch(() => undefined))?.status === 200, 20_000);
+        exitedFirst = closed;
+        if (!exitedFirst) await body(port, () => ({ stdout, stderr }));
+      } finally {
+        child.kill('SIGTERM');
+      }
+      const code = await exited;
+      if (!exitedFirst) return { stdout, stderr, code };
+      if (!(code === 2 && /the port is in use/.test(stderr)) || attempt === 5) throw new Error(`10xgraph api exited (code ${code}) before answering:\n${stderr}`);
     }
-    const code = await exited;
-    return { stdout, stderr, code };
   }
 
   test('json: every line of stdout and stderr is a pino record; the start-up lines are their messages; no token', async () => {

@@ -56,11 +56,7 @@ export function handshake(port: number, path: string, headers: Record<string, st
   return new Promise((resolve, reject) => {
     const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
     const closed = new Promise<void>((done) => socket.once('close', () => done()));
-    socket.once('end', () => {
-      // Probe twice: the first write may land before the server's close has been processed.
-      socket.write('x');
-      setTimeout(() => !socket.destroyed && socket.write('x'), 50).unref();
-    });
+    socket.once('end', () => probeUntilClosed(socket));
     let head = Buffer.alloc(0);
     const lines = Object.entries({ connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers })
       .map(([name, value]) => `${name}: ${value}\r\n`)
@@ -87,6 +83,19 @@ export function handshake(port: number, path: string, headers: Record<string, st
     socket.once('close', () => reject(new Error(`the server closed the connection before answering the upgrade: ${JSON.stringify(head.toString('latin1'))}`)));
     socket.write(`GET ${path} HTTP/1.1\r\n${lines}\r\n`, 'latin1');
   });
+}
+
+/**
+ * After the server's FIN, writes a byte now and every 50 ms until the socket closes: a byte is
+ * answered with a reset once the server has destroyed its socket, however late (on a loaded
+ * machine) that comes; a server that keeps its side half-open takes the bytes silently, and the
+ * socket never closes.
+ */
+export function probeUntilClosed(socket: Socket): void {
+  socket.write('x');
+  const probe = setInterval(() => (socket.destroyed ? clearInterval(probe) : socket.write('x')), 50);
+  probe.unref();
+  socket.once('close', () => clearInterval(probe));
 }
 
 /** A client text frame (masked, as RFC 6455 requires of clients). */

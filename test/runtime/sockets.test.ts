@@ -13,7 +13,7 @@ import { createApiServer, type ApiServer } from '../../runtime/src/api/index';
 import type { SocketLimits } from '../../runtime/src/api/sockets';
 import { poll } from '../support/poll';
 import { buildTestGraph, latch, userText } from './serverHelpers';
-import { CapturedLog, RawWebSocket, clientFrame, closesWithin, handshake } from './rawSocket';
+import { CapturedLog, RawWebSocket, clientFrame, closesWithin, handshake, probeUntilClosed } from './rawSocket';
 
 const TOKEN = 'sockets-s3cret';
 
@@ -46,8 +46,7 @@ function rawExchange(port: number, bytes: string): Promise<{ answer: string; clo
     socket.on('data', (text: string) => (answer += text));
     socket.once('end', () => {
       // The server's FIN came; a byte back is reset only if the server also let the socket go.
-      socket.write('x');
-      setTimeout(() => !socket.destroyed && socket.write('x'), 50).unref();
+      probeUntilClosed(socket);
       resolve({ answer, closed, socket });
     });
     socket.write(bytes);

@@ -135,7 +135,8 @@ contractSuite('PostgreSQL', async () => PostgresThreadStore.open(cluster.url));
 
 describe('PostgreSQL leases and schema', () => {
   test('a lock whose lease ran out is taken by the next run, and the first run can no longer commit', async () => {
-    const store = await PostgresThreadStore.open(cluster.url, { leaseMs: 300 });
+    // Long enough that the second acquire, two round trips later, still finds it held on a loaded machine.
+    const store = await PostgresThreadStore.open(cluster.url, { leaseMs: 1500 });
     try {
       assert.ok(await store.acquire('t-lease', 'dead-run'));
       assert.equal(await store.acquire('t-lease', 'next-run'), undefined);
@@ -154,12 +155,13 @@ describe('PostgreSQL leases and schema', () => {
   });
 
   test('a renewed lease is not taken', async () => {
-    const store = await PostgresThreadStore.open(cluster.url, { leaseMs: 400 });
+    const store = await PostgresThreadStore.open(cluster.url, { leaseMs: 1000 });
     try {
       assert.ok(await store.acquire('t-renew', 'live-run'));
       const started = Date.now();
-      // Renewing every 100 ms for three leases: the lock is never free.
-      while (Date.now() - started < 1200) {
+      // Renewing every 100 ms for two and a half leases: the lock is never free. Each lease is ten
+      // pauses long, so a loaded machine's late round trip does not let it run out between two.
+      while (Date.now() - started < 2500) {
         assert.equal(await store.renew('t-renew', 'live-run'), true);
         assert.equal(await store.acquire('t-renew', 'other-run'), undefined);
         await new Promise((wake) => setTimeout(wake, 100));

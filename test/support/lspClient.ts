@@ -103,12 +103,19 @@ export class TestClient {
   private readonly versions = new Map<string, number>();
   private exited = false;
   private ownStorage?: string;
+  /** Settles when the process has exited, however early: `stop` waits on it, not on an event it may have missed. */
+  private readonly gone: Promise<void>;
 
   private constructor(
     readonly process: ChildProcess,
     readonly connection: ProtocolConnection,
     readonly options: ClientOptions,
-  ) {}
+  ) {
+    this.gone = new Promise((resolve) => {
+      if (process.exitCode !== null || process.signalCode !== null) resolve();
+      else process.once('exit', () => resolve());
+    });
+  }
 
   /** Spawns the server and completes `initialize`/`initialized`. */
   static async start(options: ClientOptions = {}): Promise<TestClient> {
@@ -250,11 +257,11 @@ export class TestClient {
       } catch {
         // The process may already be gone.
       }
-      await within(new Promise((r) => this.process.once('exit', r)), 3000);
+      await within(this.gone, 3000);
     }
     if (this.alive) {
       this.process.kill('SIGKILL');
-      await within(new Promise((r) => this.process.once('exit', r)), 3000);
+      await within(this.gone, 10_000);
     }
     this.connection.dispose();
     if (this.ownStorage) rmSync(this.ownStorage, { recursive: true, force: true });

@@ -43,8 +43,13 @@ export function freePort(): Promise<number> {
 export class TestPostgres {
   private constructor(
     readonly folder: string,
-    readonly port: number,
+    private chosenPort: number,
   ) {}
+
+  /** The loopback port the server listens on. */
+  get port(): number {
+    return this.chosenPort;
+  }
 
   /** The URL of the test database, password included. */
   get url(): string {
@@ -72,7 +77,17 @@ export class TestPostgres {
         chownSync(folder, uid, gid);
       }
       cluster.run('initdb', ['-D', cluster.data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '--no-sync', '-E', 'UTF8']);
-      cluster.startServer();
+      // The port was free when picked, not necessarily when the server binds it: another process
+      // may take it in between, and then another free port is picked.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          cluster.startServer();
+          break;
+        } catch (error) {
+          if (attempt === 5 || !/Address already in use|could not bind/i.test(String(error))) throw error;
+          cluster.chosenPort = await freePort();
+        }
+      }
       const admin = new pg.Client({ host: folder, port: cluster.port, user: 'postgres', database: 'postgres' });
       await admin.connect();
       try {

@@ -85,16 +85,25 @@ export async function readJsonBody(req: IncomingMessage, limit: number, idleMs =
   let stalled = false;
   await new Promise<void>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
-    const arm = () => {
+    let verdict: NodeJS.Immediate | undefined;
+    const disarm = () => {
       clearTimeout(timer);
+      clearImmediate(verdict);
+    };
+    const arm = () => {
+      disarm();
+      // The verdict waits for the input already received: after the process stalled (a loaded
+      // machine), the timer comes due before the bytes waiting in the socket have been read.
       timer = setTimeout(() => {
-        stalled = true;
-        req.pause();
-        resolve();
+        verdict = setImmediate(() => {
+          stalled = true;
+          req.pause();
+          resolve();
+        });
       }, idleMs);
     };
     const done = (error?: Error) => {
-      clearTimeout(timer);
+      disarm();
       if (error) reject(error);
       else resolve();
     };

@@ -99,9 +99,9 @@ export function guardWebSocket(ws: WebSocket, limits: SocketLimits, events: Guar
   let runs = 0;
   const waiting: Array<() => Promise<unknown>> = [];
   let idleTimer: NodeJS.Timeout | undefined;
-  const heartbeat = setInterval(() => {
+  const beat = () => {
     // A paused socket cannot read the pong; its runs are going, so it is not idle or dead yet.
-    if (ws.isPaused) return;
+    if (ws.isPaused || ws.readyState === WebSocket.CLOSED) return;
     if (!alive) {
       events.dropped('heartbeat', `no answer to a ping within ${limits.heartbeatMs} ms`);
       ws.terminate();
@@ -109,7 +109,11 @@ export function guardWebSocket(ws: WebSocket, limits: SocketLimits, events: Guar
     }
     alive = false;
     if (ws.readyState === ws.OPEN) ws.ping();
-  }, limits.heartbeatMs);
+  };
+  // The verdict waits for the input already received: after the process stalled (a long
+  // synchronous task, a loaded machine) the timer comes due before the pong waiting in the
+  // socket has been read, and a live client would be dropped for the server's own delay.
+  const heartbeat = setInterval(() => setImmediate(beat), limits.heartbeatMs);
   heartbeat.unref();
 
   const armIdle = () => {

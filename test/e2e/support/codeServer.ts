@@ -99,34 +99,49 @@ export class CodeServer {
         throw new Error(`code-server could not install ${vsix} (exit ${result.status}):\n${result.stdout}\n${result.stderr}`);
       }
     }
-    const port = await freePort();
     const logFile = join(root, 'code-server.log');
-    const log = openSync(logFile, 'w');
-    const args = [
-      ...base,
-      '--bind-addr', `127.0.0.1:${port}`,
-      '--auth', 'none',
-      '--disable-telemetry',
-      '--disable-update-check',
-      '--disable-getting-started-override',
-      ...(options.trusted ? ['--disable-workspace-trust'] : []),
-      options.workspace,
-    ];
-    // Its own process group, so that stopping it also stops the extension host and the language server.
-    const child = spawn(options.tools.node, args, { env, detached: true, stdio: ['ignore', log, log] });
-    closeSync(log);
-    const server = new CodeServer(child, root, port, options.workspace, options.logDir);
-    try {
-      await poll('code-server to answer /healthz', async () => {
-        if (server.exited) throw new Error(`code-server exited:\n${readFileSync(logFile, 'utf8')}`);
-        const response = await fetch(`http://127.0.0.1:${port}/healthz`);
-        return response.ok ? true : undefined;
-      }, 60_000);
-    } catch (error) {
-      await server.stop();
-      throw error;
+    // The port is free when picked, not necessarily when code-server binds it: another process may
+    // take it in between, and then code-server exits and is started again on another free port.
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      const log = openSync(logFile, 'w');
+      const args = [
+        ...base,
+        '--bind-addr', `127.0.0.1:${port}`,
+        '--auth', 'none',
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-getting-started-override',
+        ...(options.trusted ? ['--disable-workspace-trust'] : []),
+        options.workspace,
+      ];
+      // Its own process group, so that stopping it also stops the extension host and the language server.
+      const child = spawn(options.tools.node, args, { env, detached: true, stdio: ['ignore', log, log] });
+      closeSync(log);
+      const server = new CodeServer(child, root, port, options.workspace, options.logDir);
+      try {
+        const outcome = await poll('code-server to answer /healthz', async () => {
+          if (server.exited) return 'exited';
+          const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+          return response.ok ? 'ready' : undefined;
+        }, 60_000);
+        if (outcome === 'ready') return server;
+        const output = readFileSync(logFile, 'utf8');
+        if (attempt < 3 && /EADDRINUSE/.test(output)) {
+          // What it started, if anything outlived it.
+          try {
+            process.kill(-child.pid!, 'SIGKILL');
+          } catch {
+            // The group is gone already.
+          }
+          continue;
+        }
+        throw new Error(`code-server exited:\n${output}`);
+      } catch (error) {
+        await server.stop();
+        throw error;
+      }
     }
-    return server;
   }
 
   /** Stops code-server and everything it started, and keeps its logs under `logDir`. */

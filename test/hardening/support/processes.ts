@@ -1,6 +1,7 @@
 /**
  * Runs the built CLI as a user would, with a time bound and its peak memory: the child's
- * `VmHWM` (the resident set's high-water mark) is read from /proc while it runs.
+ * `VmHWM` (the resident set's high-water mark) is read from /proc while it runs, and the child
+ * reports its own high-water mark as it exits (peakOnExit.cjs), so a short run is measured too.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { ROOT } from './agentFolder';
 
 export const CLI_JS = join(ROOT, 'runtime', 'dist', 'cli.js');
+const PEAK_ON_EXIT = join(__dirname, 'peakOnExit.cjs');
 
 /** The resident-set high-water mark of `pid` in bytes, or undefined once it is gone. */
 export function peakRss(pid: number): number | undefined {
@@ -42,9 +44,11 @@ export interface MeasuredRun {
 export function runMeasured(args: string[], options: { cwd: string; timeoutMs: number; ready?: (stdout: string) => boolean }): Promise<MeasuredRun> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, [CLI_JS, ...args], { cwd: options.cwd, env: { ...process.env, TENXGRAPH_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--require', PEAK_ON_EXIT, CLI_JS, ...args], { cwd: options.cwd, env: { ...process.env, TENXGRAPH_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    let reported = '';
+    (child.stdio[3] as NodeJS.ReadableStream).setEncoding('utf8').on('data', (text: string) => (reported += text));
     let peak = 0;
     let ready = false;
     let readyMs: number | undefined;
@@ -55,7 +59,7 @@ export function runMeasured(args: string[], options: { cwd: string; timeoutMs: n
       if (rss !== undefined) peak = Math.max(peak, rss);
     };
     const poll = setInterval(sample, 20);
-    child.stdout.on('data', (d: Buffer) => {
+    child.stdout!.on('data', (d: Buffer) => {
       out.push(d);
       if (options.ready && !ready) {
         tail = (tail + d.toString('utf8')).slice(-4096);
@@ -67,7 +71,7 @@ export function runMeasured(args: string[], options: { cwd: string; timeoutMs: n
         }
       }
     });
-    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.stderr!.on('data', (d: Buffer) => err.push(d));
     const timer = setTimeout(() => {
       timedOut = true;
       sample();
@@ -78,6 +82,9 @@ export function runMeasured(args: string[], options: { cwd: string; timeoutMs: n
     child.on('close', (code, signal) => {
       clearInterval(poll);
       clearTimeout(timer);
+      // 'close' comes after every pipe has ended: the exit report, if the process lived to write it, is in.
+      const own = Number(reported.trim());
+      if (Number.isFinite(own) && own > 0) peak = Math.max(peak, own);
       resolve({
         code,
         signal,
