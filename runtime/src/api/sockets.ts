@@ -101,7 +101,7 @@ export function guardWebSocket(ws: WebSocket, limits: SocketLimits, events: Guar
   let idleTimer: NodeJS.Timeout | undefined;
   const beat = () => {
     // A paused socket cannot read the pong; its runs are going, so it is not idle or dead yet.
-    if (ws.isPaused || ws.readyState === WebSocket.CLOSED) return;
+    if (ws.isPaused || ws.readyState === ws.CLOSED) return;
     if (!alive) {
       events.dropped('heartbeat', `no answer to a ping within ${limits.heartbeatMs} ms`);
       ws.terminate();
