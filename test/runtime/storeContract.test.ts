@@ -111,6 +111,45 @@ function contractSuite(name: string, open: () => Promise<ThreadStore>): void {
       await store.release('t-owner', 'run-1');
     });
 
+    test('an unseen thread: locked and running until its first commit stores it; a release leaves nothing', async () => {
+      const first = await store.acquire('t-unseen', 'run-1', { unseen: true });
+      assert.equal(first?.status, 'new');
+      assert.equal(first?.running, true);
+      assert.deepEqual(first?.checkpoint, { state: { messages: [] }, pending: [] });
+      assert.equal(await store.acquire('t-unseen', 'run-2'), undefined);
+      assert.equal(await store.acquire('t-unseen', 'run-3', { unseen: true }), undefined);
+      assert.equal(await store.renew('t-unseen', 'run-2'), false);
+      assert.equal(await store.renew('t-unseen', 'run-1'), true);
+      assert.equal((await store.load('t-unseen'))?.running, true);
+      assert.equal((await store.page('t-unseen', 0, 10))?.running, true);
+      assert.equal(await store.delete('t-unseen'), 'busy');
+      await assert.rejects(
+        store.commit('t-unseen', 'someone-else', { checkpoint: { state: { messages: [message('x')] }, pending: [] }, status: 'completed', from: 0 }),
+        (error: unknown) => error instanceof LockLostError,
+      );
+      await store.commit('t-unseen', 'run-1', {
+        checkpoint: { state: { messages: [message('u0'), message('u1', 'assistant')], counter: 1 }, interruptedAt: 'TOOL', pending: [call] },
+        status: 'waiting',
+        from: 0,
+      });
+      const stored = await store.load('t-unseen');
+      assert.equal(stored?.running, false);
+      assert.equal(stored?.status, 'waiting');
+      assert.deepEqual(stored?.checkpoint, { state: { counter: 1, messages: [message('u0'), message('u1', 'assistant')] }, interruptedAt: 'TOOL', pending: [call] });
+      // Stored now: the next run takes it as any other thread, and resumes it.
+      const next = await store.acquire('t-unseen', 'run-4');
+      assert.equal(next?.messageCount, 2);
+      await store.commit('t-unseen', 'run-4', { checkpoint: { state: { messages: [message('u0'), message('u1', 'assistant'), message('u2', 'tool')], counter: 2 }, pending: [] }, status: 'completed', from: 2 });
+      assert.deepEqual((await store.load('t-unseen'))?.checkpoint.state.messages.map((m) => m.message_id), ['u0', 'u1', 'u2']);
+
+      await store.acquire('t-unseen-dropped', 'run-5', { unseen: true });
+      await store.release('t-unseen-dropped', 'run-5');
+      assert.equal(await store.load('t-unseen-dropped'), undefined);
+      assert.equal(await store.page('t-unseen-dropped', 0, 10), undefined);
+      assert.equal((await store.acquire('t-unseen-dropped', 'run-6'))?.status, 'new');
+      await store.release('t-unseen-dropped', 'run-6');
+    });
+
     test('50 concurrent acquires of one thread: exactly one wins', async () => {
       const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => store.acquire('t-race', `run-${i}`)));
       const winners = outcomes.flatMap((record, i) => (record ? [i] : []));

@@ -20,11 +20,14 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import {
+  LockLostError,
+  newRecord,
   pageOf,
   recordOf,
   rowValues,
   StoreOpenError,
   StoreUnavailableError,
+  type AcquireOptions,
   type DeleteOutcome,
   type RunCommit,
   type ThreadPage,
@@ -137,9 +140,11 @@ export class SqliteThreadStore implements ThreadStore {
     });
   }
 
-  async acquire(threadId: string, owner: string): Promise<ThreadRecord | undefined> {
+  async acquire(threadId: string, owner: string, options: AcquireOptions = {}): Promise<ThreadRecord | undefined> {
     if (this.locks.has(threadId)) return undefined;
     this.locks.set(threadId, owner);
+    // An id nobody could have named yet has nothing stored: no read.
+    if (options.unseen) return { ...newRecord(threadId), running: true };
     try {
       const cached = this.recent.get(threadId);
       if (cached) return { ...cached, running: true };
@@ -155,6 +160,7 @@ export class SqliteThreadStore implements ThreadStore {
   }
 
   async commit(threadId: string, owner: string, outcome: RunCommit): Promise<void> {
+    if (this.locks.get(threadId) !== owner) throw new LockLostError(threadId);
     const createdAt = this.recent.get(threadId)?.createdAt;
     this.recent.delete(threadId);
     try {
@@ -335,12 +341,6 @@ class Checkpointer {
     worker.postMessage('close');
     await Promise.race([exited, sleep(2000).then(() => worker.terminate())]);
   }
-}
-
-/** A thread no run has stored yet. */
-function newRecord(threadId: string): ThreadRecord {
-  const now = new Date().toISOString();
-  return { threadId, status: 'new', running: false, checkpoint: { state: { messages: [] }, pending: [] }, messageCount: 0, createdAt: now, updatedAt: now };
 }
 
 /**
