@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LockLostError, PostgresThreadStore, SCHEMA_VERSION, SqliteThreadStore, StoreOpenError, parseStoreTarget, type ThreadStore } from '../../runtime/src/api/store/index';
 import type { Message } from '../../runtime/src/graph/messages';
+import { SQLITE_MIGRATIONS } from '../../runtime/src/api/store/migrations';
 import { TestPostgres } from '../support/postgres';
 import { poll } from '../support/poll';
 
@@ -245,7 +246,44 @@ describe('SQLite schema versions', () => {
     const raw = new Database(path);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
-    assert.throws(() => new SqliteThreadStore(path), (error: unknown) => error instanceof StoreOpenError && /schema version 3, newer than this 10xgraph knows \(2\)/.test(error.message));
+    assert.throws(
+      () => new SqliteThreadStore(path),
+      (error: unknown) => error instanceof StoreOpenError && error.message.includes(`schema version ${SCHEMA_VERSION + 1}, newer than this 10xgraph knows (${SCHEMA_VERSION})`),
+    );
+  });
+
+  test('a database of version 2 (messages WITHOUT ROWID) is brought to version 3 with its threads and messages', async () => {
+    const path = join(folder, 'version2.sqlite');
+    const Database = (await import('better-sqlite3')).default;
+    const raw = new Database(path);
+    for (const migration of SQLITE_MIGRATIONS) if (migration.version <= 2) raw.exec(migration.sql);
+    raw.pragma('user_version = 2');
+    raw.prepare("INSERT INTO threads (thread_id, status, pending_json, values_json, message_count, created_at, updated_at) VALUES ('t-old', 'completed', '[]', '{}', 3, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')").run();
+    for (const seq of [2, 0, 1]) raw.prepare("INSERT INTO messages (thread_id, seq, body) VALUES ('t-old', ?, ?)").run(seq, JSON.stringify(message(`old${seq}`)));
+    raw.close();
+
+    const store = new SqliteThreadStore(path);
+    try {
+      const record = await store.load('t-old');
+      assert.equal(record?.status, 'completed');
+      assert.deepEqual(record?.checkpoint.state.messages.map((m) => m.message_id), ['old0', 'old1', 'old2']);
+      const owner = 'run-after-migration';
+      await store.acquire('t-old', owner);
+      await store.commit('t-old', owner, { checkpoint: { state: { messages: [...record!.checkpoint.state.messages, message('new3')] }, pending: [] }, status: 'completed', from: 3 });
+      assert.deepEqual((await store.page('t-old', 2, 10))?.messages.map((m) => m.message_id), ['old2', 'new3']);
+    } finally {
+      await store.close();
+    }
+    const migrated = new Database(path, { readonly: true });
+    try {
+      assert.equal(migrated.pragma('user_version', { simple: true }), 3);
+      const sql = (migrated.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages'").pluck().get() as string) ?? '';
+      assert.match(sql, /PRIMARY KEY \(thread_id, seq\)/);
+      assert.doesNotMatch(sql, /WITHOUT ROWID/i);
+      assert.equal(migrated.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'messages_v3'").pluck().get(), 0);
+    } finally {
+      migrated.close();
+    }
   });
 });
 
