@@ -111,6 +111,12 @@ export class PostgresThreadStore implements ThreadStore {
    * they have no row until their first commit, so their lock lives here until then.
    */
   private readonly unseen = new Map<string, string>();
+  /**
+   * Whether the last statement found the database unreachable. Until one succeeds again, unseen
+   * threads are acquired in the database too, so a run is refused before it starts (no model
+   * call, no server tool) rather than at its commit.
+   */
+  private unreachable = false;
 
   private constructor(pool: Pool, location: string, leaseMs: number) {
     this.pool = pool;
@@ -155,7 +161,7 @@ export class PostgresThreadStore implements ThreadStore {
 
   async acquire(threadId: string, owner: string, options: AcquireOptions = {}): Promise<ThreadRecord | undefined> {
     if (this.unseen.has(threadId)) return undefined;
-    if (options.unseen) {
+    if (options.unseen && !this.unreachable) {
       // No other process can know the id before the commit: nothing to lock or read in the database.
       this.unseen.set(threadId, owner);
       return { ...newRecord(threadId), running: true };
@@ -241,9 +247,12 @@ export class PostgresThreadStore implements ThreadStore {
   private async query<R extends QueryResultRow>(name: keyof typeof SQL, values: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
     try {
       // Named, so each connection parses and plans a statement once and then only binds values.
-      return await this.pool.query<R>({ name: `tenxgraph_${name}`, text: SQL[name], values });
+      const result = await this.pool.query<R>({ name: `tenxgraph_${name}`, text: SQL[name], values });
+      this.unreachable = false;
+      return result;
     } catch (error) {
       if (isConnectionError(error)) {
+        this.unreachable = true;
         throw new StoreUnavailableError(`The PostgreSQL database ${this.location} cannot be reached (${describePgError(error)}); try again once it is back.`, { cause: error });
       }
       throw error;
