@@ -202,6 +202,15 @@ function describeThrownValue(thrown: unknown, toolName: string): string {
  */
 export function toJsonValue(value: unknown): { ok: true; value: unknown } | { ok: false; reason: string } {
   if (value === undefined) return { ok: true, value: null };
+  // Plain data (what handlers return almost always) is copied as it is checked, with no text
+  // made and read back; anything else takes the exact route below.
+  let plain: unknown = NOT_PLAIN;
+  try {
+    plain = copyPlain(value, 0);
+  } catch {
+    // A getter or proxy that throws: the route below reports it.
+  }
+  if (plain !== NOT_PLAIN) return { ok: true, value: plain };
   let problem: string | undefined;
   let text: string | undefined;
   try {
@@ -226,4 +235,43 @@ export function toJsonValue(value: unknown): { ok: true; value: unknown } | { ok
   if (problem !== undefined) return { ok: false, reason: problem };
   if (text === undefined) return { ok: false, reason: 'the result has no JSON form' };
   return { ok: true, value: JSON.parse(text) };
+}
+
+/** What `copyPlain` returns for a value it leaves to `JSON.stringify`. */
+const NOT_PLAIN = Symbol('not plain');
+
+/** Nesting beyond this leaves a value to `JSON.stringify` (which reports a cycle as one). */
+const PLAIN_DEPTH = 64;
+
+/**
+ * A copy of `value` equal to `JSON.parse(JSON.stringify(value))` when it is made only of null,
+ * booleans, strings, finite numbers, arrays and objects whose prototype is Object's (or null)
+ * without `toJSON`, holding no undefined; otherwise `NOT_PLAIN`, and nothing is decided here.
+ */
+function copyPlain(value: unknown, depth: number): unknown {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  // -0 travels as 0.
+  if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : NOT_PLAIN;
+  if (typeof value !== 'object' || depth >= PLAIN_DEPTH) return NOT_PLAIN;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = copyPlain(value[i], depth + 1);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = item;
+    }
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    // An own `__proto__` would set the copy's prototype: left to JSON.parse, which makes it a property.
+    if (key === '__proto__') return NOT_PLAIN;
+    const item = copyPlain((value as Record<string, unknown>)[key], depth + 1);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    out[key] = item;
+  }
+  return out;
 }

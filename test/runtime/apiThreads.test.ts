@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createApiServer, startApiServer, type ApiServer } from '../../runtime/src/api/index';
+import { createApiServer, SCHEMA_VERSION, startApiServer, type ApiServer } from '../../runtime/src/api/index';
 import { QUICKSTART_CONFIG, WsSession, buildTestGraph, postJson, postStream, resultsFor, userText } from './serverHelpers';
 
 const quiet = { info() {}, warn() {}, error() {} };
@@ -72,7 +72,7 @@ describe('a restart between the remote call and its result', () => {
     }
     const migrated = new Database(db, { readonly: true });
     try {
-      assert.equal(migrated.pragma('user_version', { simple: true }), 2);
+      assert.equal(migrated.pragma('user_version', { simple: true }), SCHEMA_VERSION);
       const columns = (migrated.prepare('PRAGMA table_info(threads)').all() as Array<{ name: string }>).map((c) => c.name);
       assert.ok(!columns.includes('running'), `columns: ${columns.join(', ')}`);
     } finally {

@@ -135,6 +135,51 @@ describe('ToolExecutor', () => {
     assert.deepEqual(toJsonValue([1, 'a', null, true]), { ok: true, value: [1, 'a', null, true] });
   });
 
+  test('toJsonValue gives exactly the JSON form, as a copy, for plain data and everything else', () => {
+    class Point {
+      constructor(
+        readonly x: number,
+        readonly y: number,
+      ) {}
+    }
+    const nullProto = Object.assign(Object.create(null) as Record<string, unknown>, { b: 2, a: [1, { c: 'd' }] });
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 100; i++) deep = { next: deep };
+    const cases: unknown[] = [
+      { name: 'Champ de Mars', at: { latitude: 48.8584, longitude: 2.2945 }, tags: ['a', 'b'], none: null, yes: true, 2: 'two', 1: 'one' },
+      nullProto,
+      -0,
+      [-0, 1.5, 'x'],
+      [1, , 3],
+      { skip: undefined, keep: 1, list: [undefined, 2] },
+      new Point(1, 2),
+      { when: new Date('2024-01-02T03:04:05.000Z') },
+      { custom: { toJSON: () => 'custom form' } },
+      JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}') as unknown,
+      { get computed() { return 42; } },
+      deep,
+      'text \u2028 \ud800',
+      [],
+      {},
+    ];
+    for (const value of cases) {
+      const result = toJsonValue(value);
+      assert.ok(result.ok);
+      const expected = JSON.parse(JSON.stringify(value)) as unknown;
+      assert.deepEqual(result.value, expected);
+      assert.ok(Object.is(JSON.stringify(result.value), JSON.stringify(expected)));
+      if (typeof value === 'object' && value !== null) assert.notEqual(result.value, value);
+    }
+    // A copy: changing what the handler returned afterwards changes nothing that travels.
+    const original = { list: [1, 2], inner: { a: 1 } };
+    const copied = toJsonValue(original);
+    original.list.push(3);
+    original.inner.a = 2;
+    assert.deepEqual(copied, { ok: true, value: { list: [1, 2], inner: { a: 1 } } });
+    assert.equal(Object.getPrototypeOf((toJsonValue(JSON.parse('{"__proto__": {"polluted": true}}')) as { value: object }).value), Object.prototype);
+    assert.deepEqual(toJsonValue({ get broken(): never { throw new Error('no reading') } }), { ok: false, reason: 'no reading' });
+  });
+
   test('executeAll runs the handlers concurrently and keeps the order of the calls', async () => {
     const executor = new ToolExecutor();
     let running = 0;

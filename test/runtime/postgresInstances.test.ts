@@ -160,7 +160,15 @@ describe('database faults', () => {
       assert.match(down.body.error.message, new RegExp(`^The PostgreSQL database postgres://tenx@127\\.0\\.0\\.1:${cluster.port}/threads cannot be reached \\(.+\\); try again once it is back\\.$`));
       const reading = await fetch(`${server!.url}/v1/threads/restart`);
       assert.equal(reading.status, 503);
+      // A new thread (its id made by the server) is refused the same way while the database is down.
+      const fresh = await postJson(`${server!.url}/v1/graph/invoke`, { messages: [userText('[t:new-while-down]')] });
+      assert.equal(fresh.status, 503);
+      assert.equal(fresh.body.error.code, 'store_unavailable');
       cluster.startServer();
+      const freshBack = await postJson(`${server!.url}/v1/graph/invoke`, { messages: [userText('[t:new-after]')] });
+      assert.equal(freshBack.status, 200, JSON.stringify(freshBack.body));
+      const stored = await cluster.query<{ status: string }>('SELECT status FROM tenxgraph_threads WHERE thread_id = $1', [freshBack.body.data.thread_id]);
+      assert.deepEqual(stored, [{ status: freshBack.body.data.status }]);
       const back = await postJson(`${server!.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'after')], config: { thread_id: 'restart' } });
       assert.equal(back.status, 200, JSON.stringify(back.body));
       assert.equal(text(back.body.data.messages.at(-1)), 'answer restart: after');
@@ -198,6 +206,6 @@ describe('database faults', () => {
     assert.equal(result.code, 2);
     assert.match(result.stderr, new RegExp(`has schema version ${SCHEMA_VERSION + 5}, newer than this 10xgraph knows \\(${SCHEMA_VERSION}\\): it was written by a newer 10xgraph; upgrade 10xgraph or use another database\\.\\n$`));
     const versions = await cluster.query<{ version: number }>('SELECT version FROM tenxgraph_schema ORDER BY version');
-    assert.deepEqual(versions.map((row) => row.version), [1, 2, SCHEMA_VERSION + 5]);
+    assert.deepEqual(versions.map((row) => row.version), [...Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1), SCHEMA_VERSION + 5]);
   });
 });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LockLostError, PostgresThreadStore, SCHEMA_VERSION, SqliteThreadStore, StoreOpenError, parseStoreTarget, type ThreadStore } from '../../runtime/src/api/store/index';
 import type { Message } from '../../runtime/src/graph/messages';
+import { SQLITE_MIGRATIONS } from '../../runtime/src/api/store/migrations';
 import { TestPostgres } from '../support/postgres';
 import { poll } from '../support/poll';
 
@@ -111,6 +112,45 @@ function contractSuite(name: string, open: () => Promise<ThreadStore>): void {
       await store.release('t-owner', 'run-1');
     });
 
+    test('an unseen thread: locked and running until its first commit stores it; a release leaves nothing', async () => {
+      const first = await store.acquire('t-unseen', 'run-1', { unseen: true });
+      assert.equal(first?.status, 'new');
+      assert.equal(first?.running, true);
+      assert.deepEqual(first?.checkpoint, { state: { messages: [] }, pending: [] });
+      assert.equal(await store.acquire('t-unseen', 'run-2'), undefined);
+      assert.equal(await store.acquire('t-unseen', 'run-3', { unseen: true }), undefined);
+      assert.equal(await store.renew('t-unseen', 'run-2'), false);
+      assert.equal(await store.renew('t-unseen', 'run-1'), true);
+      assert.equal((await store.load('t-unseen'))?.running, true);
+      assert.equal((await store.page('t-unseen', 0, 10))?.running, true);
+      assert.equal(await store.delete('t-unseen'), 'busy');
+      await assert.rejects(
+        store.commit('t-unseen', 'someone-else', { checkpoint: { state: { messages: [message('x')] }, pending: [] }, status: 'completed', from: 0 }),
+        (error: unknown) => error instanceof LockLostError,
+      );
+      await store.commit('t-unseen', 'run-1', {
+        checkpoint: { state: { messages: [message('u0'), message('u1', 'assistant')], counter: 1 }, interruptedAt: 'TOOL', pending: [call] },
+        status: 'waiting',
+        from: 0,
+      });
+      const stored = await store.load('t-unseen');
+      assert.equal(stored?.running, false);
+      assert.equal(stored?.status, 'waiting');
+      assert.deepEqual(stored?.checkpoint, { state: { counter: 1, messages: [message('u0'), message('u1', 'assistant')] }, interruptedAt: 'TOOL', pending: [call] });
+      // Stored now: the next run takes it as any other thread, and resumes it.
+      const next = await store.acquire('t-unseen', 'run-4');
+      assert.equal(next?.messageCount, 2);
+      await store.commit('t-unseen', 'run-4', { checkpoint: { state: { messages: [message('u0'), message('u1', 'assistant'), message('u2', 'tool')], counter: 2 }, pending: [] }, status: 'completed', from: 2 });
+      assert.deepEqual((await store.load('t-unseen'))?.checkpoint.state.messages.map((m) => m.message_id), ['u0', 'u1', 'u2']);
+
+      await store.acquire('t-unseen-dropped', 'run-5', { unseen: true });
+      await store.release('t-unseen-dropped', 'run-5');
+      assert.equal(await store.load('t-unseen-dropped'), undefined);
+      assert.equal(await store.page('t-unseen-dropped', 0, 10), undefined);
+      assert.equal((await store.acquire('t-unseen-dropped', 'run-6'))?.status, 'new');
+      await store.release('t-unseen-dropped', 'run-6');
+    });
+
     test('50 concurrent acquires of one thread: exactly one wins', async () => {
       const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => store.acquire('t-race', `run-${i}`)));
       const winners = outcomes.flatMap((record, i) => (record ? [i] : []));
@@ -208,7 +248,44 @@ describe('SQLite schema versions', () => {
     const raw = new Database(path);
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
-    assert.throws(() => new SqliteThreadStore(path), (error: unknown) => error instanceof StoreOpenError && /schema version 3, newer than this 10xgraph knows \(2\)/.test(error.message));
+    assert.throws(
+      () => new SqliteThreadStore(path),
+      (error: unknown) => error instanceof StoreOpenError && error.message.includes(`schema version ${SCHEMA_VERSION + 1}, newer than this 10xgraph knows (${SCHEMA_VERSION})`),
+    );
+  });
+
+  test('a database of version 2 (messages WITHOUT ROWID) is brought to version 3 with its threads and messages', async () => {
+    const path = join(folder, 'version2.sqlite');
+    const Database = (await import('better-sqlite3')).default;
+    const raw = new Database(path);
+    for (const migration of SQLITE_MIGRATIONS) if (migration.version <= 2) raw.exec(migration.sql);
+    raw.pragma('user_version = 2');
+    raw.prepare("INSERT INTO threads (thread_id, status, pending_json, values_json, message_count, created_at, updated_at) VALUES ('t-old', 'completed', '[]', '{}', 3, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')").run();
+    for (const seq of [2, 0, 1]) raw.prepare("INSERT INTO messages (thread_id, seq, body) VALUES ('t-old', ?, ?)").run(seq, JSON.stringify(message(`old${seq}`)));
+    raw.close();
+
+    const store = new SqliteThreadStore(path);
+    try {
+      const record = await store.load('t-old');
+      assert.equal(record?.status, 'completed');
+      assert.deepEqual(record?.checkpoint.state.messages.map((m) => m.message_id), ['old0', 'old1', 'old2']);
+      const owner = 'run-after-migration';
+      await store.acquire('t-old', owner);
+      await store.commit('t-old', owner, { checkpoint: { state: { messages: [...record!.checkpoint.state.messages, message('new3')] }, pending: [] }, status: 'completed', from: 3 });
+      assert.deepEqual((await store.page('t-old', 2, 10))?.messages.map((m) => m.message_id), ['old2', 'new3']);
+    } finally {
+      await store.close();
+    }
+    const migrated = new Database(path, { readonly: true });
+    try {
+      assert.equal(migrated.pragma('user_version', { simple: true }), 3);
+      const sql = (migrated.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages'").pluck().get() as string) ?? '';
+      assert.match(sql, /PRIMARY KEY \(thread_id, seq\)/);
+      assert.doesNotMatch(sql, /WITHOUT ROWID/i);
+      assert.equal(migrated.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'messages_v3'").pluck().get(), 0);
+    } finally {
+      migrated.close();
+    }
   });
 });
 

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, openSync, wr
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { createApiServer, SqliteThreadStore } from '../../runtime/src/api/index';
+import { createApiServer, SCHEMA_VERSION, SqliteThreadStore } from '../../runtime/src/api/index';
 import { ApiProcess } from '../hardening/netSupport/apiProcess';
 import { poll } from '../support/poll';
 import { runCli } from '../support/run';
@@ -152,7 +152,7 @@ describe('start-up refusals', () => {
     raw.close();
     const result = await runCli(['api', '--config', AGENT, '--port', '0', '--db', db], { env: { TENXGRAPH_TOKEN: '' } });
     assert.equal(result.code, 2);
-    assert.equal(result.stderr, `10xgraph api: The thread database ${db} has schema version 7, newer than this 10xgraph knows (2): it was written by a newer 10xgraph; upgrade 10xgraph or use another database.\n`);
+    assert.equal(result.stderr, `10xgraph api: The thread database ${db} has schema version 7, newer than this 10xgraph knows (${SCHEMA_VERSION}): it was written by a newer 10xgraph; upgrade 10xgraph or use another database.\n`);
   });
 
   test('a --db or TENXGRAPH_DATABASE_URL of another scheme is refused with exit 2, and no file or folder is made', async () => {

@@ -319,7 +319,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   async function invoke(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     takeRunSlot(req, res);
-    const prepared = await prepare(parseRunRequest(await readJsonBody(req, limit, limits.bodyTimeoutMs)));
+    // The id of a new thread is first shown in this answer, after the commit: nobody can name it before.
+    const prepared = await prepare(parseRunRequest(await readJsonBody(req, limit, limits.bodyTimeoutMs)), true);
     const outcome = await track(execute(prepared, () => {}));
     if (outcome.error) return sendError(res, requestId, new ApiError(statusForRunError(outcome.error.code), outcome.error.code, outcome.error.message));
     const message = outcome.status === 'waiting' ? `The run waits for ${outcome.pending.length} remote tool call${outcome.pending.length === 1 ? '' : 's'}.` : 'The run completed.';
@@ -351,13 +352,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   }
 
   /** Locks the thread (the lock and the read are one step, so no run can slip in between) and checks the request against it. */
-  async function prepare(request: RunRequest): Promise<PreparedRun> {
+  async function prepare(request: RunRequest, idShownAfterCommit = false): Promise<PreparedRun> {
     refuseWhileClosing();
     const threadId = request.threadId ?? loadCrypto().randomUUID();
     const runId = loadCrypto().randomUUID();
     let record: ThreadRecord | undefined;
     try {
-      record = await store.acquire(threadId, runId);
+      record = await store.acquire(threadId, runId, { unseen: request.threadId === undefined && idShownAfterCommit });
     } catch (error) {
       throw storeFailure(error);
     }

@@ -57,6 +57,17 @@ export interface RunCommit {
   error?: StoredError;
 }
 
+/** How `acquire` takes a thread. */
+export interface AcquireOptions {
+  /**
+   * The caller made the thread id up just now (a random UUID) and shows it to nobody before the
+   * run commits, as `POST /v1/graph/invoke` without a thread does: no stored thread and no other
+   * run can have it, so the store reads and writes nothing until the commit. The thread exists
+   * for this store's own readers while the run goes on, as any running thread does.
+   */
+  unseen?: boolean;
+}
+
 /** The outcome of a delete. */
 export type DeleteOutcome = 'deleted' | 'missing' | 'busy';
 
@@ -79,7 +90,7 @@ export interface ThreadStore {
    * Takes the run lock of a thread for `owner` (creating the thread when new) and reads it in the
    * same step. Undefined when another run holds the lock.
    */
-  acquire(threadId: string, owner: string): Promise<ThreadRecord | undefined>;
+  acquire(threadId: string, owner: string, options?: AcquireOptions): Promise<ThreadRecord | undefined>;
   /** Extends `owner`'s lease; false when the lock is no longer `owner`'s. */
   renew(threadId: string, owner: string): Promise<boolean>;
   /**
@@ -121,6 +132,12 @@ export class StoreOpenError extends Error {
     super(message, options);
     this.name = 'StoreOpenError';
   }
+}
+
+/** A thread no run has stored yet, as `acquire` hands it to its first run. */
+export function newRecord(threadId: string): ThreadRecord {
+  const now = new Date().toISOString();
+  return { threadId, status: 'new', running: false, checkpoint: { state: { messages: [] }, pending: [] }, messageCount: 0, createdAt: now, updatedAt: now };
 }
 
 /** Splits a checkpoint into what the row keeps: the non-message values, the pending calls and where it stopped. */

@@ -13,11 +13,13 @@ import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import {
   DEFAULT_LEASE_MS,
   LockLostError,
+  newRecord,
   pageOf,
   recordOf,
   rowValues,
   StoreOpenError,
   StoreUnavailableError,
+  type AcquireOptions,
   type DeleteOutcome,
   type RunCommit,
   type ThreadPage,
@@ -72,6 +74,18 @@ const SQL = {
       SELECT upd.thread_id, m.seq, m.body FROM upd, unnest($10::integer[], $11::text[]) AS m (seq, body)
     )
     SELECT count(*)::integer AS updated FROM upd`,
+  // The first commit of a thread acquired unseen: the row is made here, with its messages.
+  commitNew: `
+    WITH ins AS (
+      INSERT INTO tenxgraph_threads (thread_id, status, interrupted_at, pending_json, values_json, message_count, last_error)
+      VALUES ($1, $2, $3, $4, $5, $6, $7)
+      ON CONFLICT (thread_id) DO NOTHING
+      RETURNING thread_id
+    ), msgs AS (
+      INSERT INTO tenxgraph_messages (thread_id, seq, body)
+      SELECT ins.thread_id, m.seq, m.body FROM ins, unnest($8::integer[], $9::text[]) AS m (seq, body)
+    )
+    SELECT count(*)::integer AS updated FROM ins`,
   dropNew: `DELETE FROM tenxgraph_threads WHERE thread_id = $1 AND lock_owner = $2 AND status = 'new' AND message_count = 0`,
   release: `UPDATE tenxgraph_threads SET lock_owner = NULL, lock_expires = NULL WHERE thread_id = $1 AND lock_owner = $2`,
   load: `
@@ -92,6 +106,17 @@ export class PostgresThreadStore implements ThreadStore {
   readonly location: string;
   readonly leaseMs: number;
   private readonly pool: Pool;
+  /**
+   * Threads acquired unseen (their ids made by this process and shown to nobody yet), by owner:
+   * they have no row until their first commit, so their lock lives here until then.
+   */
+  private readonly unseen = new Map<string, string>();
+  /**
+   * Whether the last statement found the database unreachable. Until one succeeds again, unseen
+   * threads are acquired in the database too, so a run is refused before it starts (no model
+   * call, no server tool) rather than at its commit.
+   */
+  private unreachable = false;
 
   private constructor(pool: Pool, location: string, leaseMs: number) {
     this.pool = pool;
@@ -134,13 +159,20 @@ export class PostgresThreadStore implements ThreadStore {
     return new PostgresThreadStore(pool, location, options.leaseMs ?? DEFAULT_LEASE_MS);
   }
 
-  async acquire(threadId: string, owner: string): Promise<ThreadRecord | undefined> {
+  async acquire(threadId: string, owner: string, options: AcquireOptions = {}): Promise<ThreadRecord | undefined> {
+    if (this.unseen.has(threadId)) return undefined;
+    if (options.unseen && !this.unreachable) {
+      // No other process can know the id before the commit: nothing to lock or read in the database.
+      this.unseen.set(threadId, owner);
+      return { ...newRecord(threadId), running: true };
+    }
     const { rows } = await this.query<Row>('acquire', [threadId, owner, this.leaseMs]);
     const row = rows[0];
     return row && recordOf(threadId, row, true, row.bodies);
   }
 
   async renew(threadId: string, owner: string): Promise<boolean> {
+    if (this.unseen.has(threadId)) return this.unseen.get(threadId) === owner;
     return (await this.query('renew', [threadId, owner, this.leaseMs])).rowCount === 1;
   }
 
@@ -152,6 +184,16 @@ export class PostgresThreadStore implements ThreadStore {
     for (let seq = outcome.from; seq < messages.length; seq++) {
       seqs.push(seq);
       bodies.push(JSON.stringify(messages[seq]));
+    }
+    if (this.unseen.has(threadId)) {
+      if (this.unseen.get(threadId) !== owner) throw new LockLostError(threadId);
+      try {
+        const { rows } = await this.query<{ updated: number }>('commitNew', [threadId, outcome.status, row.interruptedAt, row.pending, row.values, row.count, row.error, seqs, bodies]);
+        if (rows[0]?.updated !== 1) throw new LockLostError(threadId);
+      } finally {
+        this.unseen.delete(threadId);
+      }
+      return;
     }
     const { rows } = await this.query<{ updated: number }>('commit', [
       threadId,
@@ -170,20 +212,30 @@ export class PostgresThreadStore implements ThreadStore {
   }
 
   async release(threadId: string, owner: string): Promise<void> {
+    if (this.unseen.has(threadId)) {
+      // Nothing was stored for it: releasing is forgetting it.
+      if (this.unseen.get(threadId) === owner) this.unseen.delete(threadId);
+      return;
+    }
     if ((await this.query('dropNew', [threadId, owner])).rowCount === 0) await this.query('release', [threadId, owner]);
   }
 
   async load(threadId: string): Promise<ThreadRecord | undefined> {
     const row = (await this.query<Row>('load', [threadId])).rows[0];
-    return row && recordOf(threadId, row, row.running, row.bodies);
+    if (row) return recordOf(threadId, row, row.running, row.bodies);
+    return this.unseen.has(threadId) ? { ...newRecord(threadId), running: true } : undefined;
   }
 
   async page(threadId: string, offset: number, limit: number): Promise<ThreadPage | undefined> {
     const row = (await this.query<Row>('page', [threadId, offset, limit])).rows[0];
-    return row && pageOf(threadId, row, row.running, offset, row.bodies);
+    if (row) return pageOf(threadId, row, row.running, offset, row.bodies);
+    if (!this.unseen.has(threadId)) return undefined;
+    const fresh = newRecord(threadId);
+    return { threadId, status: fresh.status, running: true, messageCount: 0, messages: [], offset, pending: [], createdAt: fresh.createdAt, updatedAt: fresh.updatedAt };
   }
 
   async delete(threadId: string): Promise<DeleteOutcome> {
+    if (this.unseen.has(threadId)) return 'busy';
     if ((await this.query('delete', [threadId])).rowCount === 1) return 'deleted';
     return (await this.query('exists', [threadId])).rowCount === 1 ? 'busy' : 'missing';
   }
@@ -195,9 +247,12 @@ export class PostgresThreadStore implements ThreadStore {
   private async query<R extends QueryResultRow>(name: keyof typeof SQL, values: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
     try {
       // Named, so each connection parses and plans a statement once and then only binds values.
-      return await this.pool.query<R>({ name: `tenxgraph_${name}`, text: SQL[name], values });
+      const result = await this.pool.query<R>({ name: `tenxgraph_${name}`, text: SQL[name], values });
+      this.unreachable = false;
+      return result;
     } catch (error) {
       if (isConnectionError(error)) {
+        this.unreachable = true;
         throw new StoreUnavailableError(`The PostgreSQL database ${this.location} cannot be reached (${describePgError(error)}); try again once it is back.`, { cause: error });
       }
       throw error;

@@ -21,11 +21,14 @@ import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import {
+  LockLostError,
+  newRecord,
   pageOf,
   recordOf,
   rowValues,
   StoreOpenError,
   StoreUnavailableError,
+  type AcquireOptions,
   type DeleteOutcome,
   type RunCommit,
   type ThreadPage,
@@ -47,16 +50,8 @@ const RECENT_THREADS = 1000;
 /** The default bound on waiting for a database another program holds. */
 export const DEFAULT_SQLITE_BUSY_MS = 1000;
 
-interface CommitRow {
-  id: string;
-  status: string;
-  interruptedAt: string | null;
-  pending: string;
-  values: string;
-  count: number;
-  error: string | null;
-  now: string;
-}
+/** The most messages one INSERT statement carries; a run that adds more takes several. */
+const MESSAGES_PER_INSERT = 8;
 
 /** The SQLite thread store. */
 export class SqliteThreadStore implements ThreadStore {
@@ -73,12 +68,13 @@ export class SqliteThreadStore implements ThreadStore {
     thread: Database.Statement<[string]>;
     messages: Database.Statement<[string]>;
     messagesFrom: Database.Statement<[string, number, number]>;
-    append: Database.Statement<[string, number, string]>;
-    upsert: Database.Statement<[CommitRow]>;
+    upsert: Database.Statement<[string, string, string | null, string, string, number, string | null, string, string]>;
     remove: Database.Statement<[string]>;
     removeMessages: Database.Statement<[string]>;
   };
   private readonly commitTransaction: (threadId: string, outcome: RunCommit, now: string) => void;
+  /** `INSERT INTO messages` of 1 to `MESSAGES_PER_INSERT` rows, by row count, prepared when first needed. */
+  private readonly appends: Array<Database.Statement<unknown[]>> = [];
   /**
    * The threads last run, as their last commit left them: no other process writes the file, so
    * the next run of a thread (a resume, most often) starts without reading and parsing it again.
@@ -120,10 +116,9 @@ export class SqliteThreadStore implements ThreadStore {
       thread: this.db.prepare('SELECT * FROM threads WHERE thread_id = ?'),
       messages: this.db.prepare('SELECT body FROM messages WHERE thread_id = ? ORDER BY seq').pluck(),
       messagesFrom: this.db.prepare('SELECT body FROM messages WHERE thread_id = ? AND seq >= ? ORDER BY seq LIMIT ?').pluck(),
-      append: this.db.prepare('INSERT INTO messages (thread_id, seq, body) VALUES (?, ?, ?)'),
       upsert: this.db.prepare(
         `INSERT INTO threads (thread_id, status, interrupted_at, pending_json, values_json, message_count, last_error, created_at, updated_at)
-         VALUES (@id, @status, @interruptedAt, @pending, @values, @count, @error, @now, @now)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (thread_id) DO UPDATE SET status = excluded.status, interrupted_at = excluded.interrupted_at, pending_json = excluded.pending_json,
            values_json = excluded.values_json, message_count = excluded.message_count, last_error = excluded.last_error, updated_at = excluded.updated_at`,
       ),
@@ -132,15 +127,23 @@ export class SqliteThreadStore implements ThreadStore {
     };
     this.commitTransaction = this.db.transaction((threadId: string, outcome: RunCommit, now: string) => {
       const messages = outcome.checkpoint.state.messages;
-      for (let seq = outcome.from; seq < messages.length; seq++) this.statements.append.run(threadId, seq, JSON.stringify(messages[seq]));
+      // The run's messages in as few statements as possible: one for the usual handful.
+      for (let first = outcome.from; first < messages.length; first += MESSAGES_PER_INSERT) {
+        const count = Math.min(MESSAGES_PER_INSERT, messages.length - first);
+        const values: unknown[] = [];
+        for (let seq = first; seq < first + count; seq++) values.push(threadId, seq, JSON.stringify(messages[seq]));
+        this.appendOf(count).run(values);
+      }
       const row = rowValues(outcome);
-      this.statements.upsert.run({ id: threadId, status: outcome.status, ...row, now });
+      this.statements.upsert.run(threadId, outcome.status, row.interruptedAt, row.pending, row.values, row.count, row.error, now, now);
     });
   }
 
-  async acquire(threadId: string, owner: string): Promise<ThreadRecord | undefined> {
+  async acquire(threadId: string, owner: string, options: AcquireOptions = {}): Promise<ThreadRecord | undefined> {
     if (this.locks.has(threadId)) return undefined;
     this.locks.set(threadId, owner);
+    // An id nobody could have named yet has nothing stored: no read.
+    if (options.unseen) return { ...newRecord(threadId), running: true };
     try {
       const cached = this.recent.get(threadId);
       if (cached) return { ...cached, running: true };
@@ -156,6 +159,7 @@ export class SqliteThreadStore implements ThreadStore {
   }
 
   async commit(threadId: string, owner: string, outcome: RunCommit): Promise<void> {
+    if (this.locks.get(threadId) !== owner) throw new LockLostError(threadId);
     const createdAt = this.recent.get(threadId)?.createdAt;
     this.recent.delete(threadId);
     try {
@@ -209,6 +213,16 @@ export class SqliteThreadStore implements ThreadStore {
     if (this.db.open && this.checkpointer) this.db.pragma('wal_checkpoint(TRUNCATE)');
     if (this.db.open) this.db.close();
     if (this.holder?.open) this.holder.close();
+  }
+
+  /** The statement inserting `count` messages. */
+  private appendOf(count: number): Database.Statement<unknown[]> {
+    let statement = this.appends[count];
+    if (!statement) {
+      statement = this.db.prepare(`INSERT INTO messages (thread_id, seq, body) VALUES ${Array.from({ length: count }, () => '(?, ?, ?)').join(', ')}`);
+      this.appends[count] = statement;
+    }
+    return statement;
   }
 
   /** Keeps a committed thread in `recent`, the oldest dropped past `RECENT_THREADS`. */
@@ -336,12 +350,6 @@ class Checkpointer {
     worker.postMessage('close');
     await Promise.race([exited, sleep(2000).then(() => worker.terminate())]);
   }
-}
-
-/** A thread no run has stored yet. */
-function newRecord(threadId: string): ThreadRecord {
-  const now = new Date().toISOString();
-  return { threadId, status: 'new', running: false, checkpoint: { state: { messages: [] }, pending: [] }, messageCount: 0, createdAt: now, updatedAt: now };
 }
 
 /**
