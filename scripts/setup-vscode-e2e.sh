@@ -49,7 +49,9 @@ installed_version() { "$N24/bin/node" -p "require('$CS/package.json').version" 2
 if [ "$(installed_version)" != "$CODE_SERVER_VERSION" ] || [ ! -d "$CS/lib/vscode/node_modules" ]; then
   say "installing code-server $CODE_SERVER_VERSION into $DIR/cs (about 2 minutes, 600 MB)"
   rm -rf "$DIR/cs"
-  PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" \
+  # Run through `npm run setup:e2e`, the outer npm's user agent (naming Node 20) is inherited as
+  # config; code-server's install script reads the Node version from it and would refuse.
+  env -u npm_config_user_agent PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" \
     npm install --no-audit --no-fund --loglevel=error --prefix "$DIR/cs" "code-server@$CODE_SERVER_VERSION"
 fi
 
