@@ -56,7 +56,8 @@ test('the client package stands alone: it imports nothing outside client-sdk/, a
 test('wire.ts is the one declaration of every shape that travels and of the run limits', () => {
   const WIRE = 'client-sdk/src/wire.ts';
   const shapes = ['RemoteToolCall', 'RemoteCall', 'StreamChunk', 'RunChunk', 'ResponseMetadata', 'Metadata', 'InvokeData', 'GraphTools', 'GraphToolInfo', 'DEFAULT_RECURSION_LIMIT', 'MAX_RECURSION_LIMIT'];
-  const declaration = new RegExp(`^\\s*(?:export )?(?:interface|type|const|class) (${shapes.join('|')})\\b`, 'm');
+  // A declaration, not a name in a multi-line import (`  type GraphTools,`): the name is followed by `=`, `<`, `{`, `:` or `extends`.
+  const declaration = new RegExp(`^\\s*(?:export )?(?:declare )?(?:interface|type|const|class) (${shapes.join('|')})\\b(?=\\s*(?:[=<{:]|extends\\b))`, 'm');
   const found: string[] = [];
   for (const file of ['runtime/src', 'client-sdk/src', 'server/src', 'client/src', 'common'].flatMap((dir) => listSources(dir))) {
     if (file === WIRE) continue;
