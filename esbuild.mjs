@@ -27,8 +27,20 @@ const commandBundles = {
  * @param {string[]} external
  */
 async function exportNames(entry, external) {
-  const result = await esbuild.build({ entryPoints: [entry], bundle: true, write: false, format: 'esm', platform: 'node', metafile: true, external, logLevel: 'silent', mainFields: ['module', 'main'] });
-  return Object.values(result.metafile.outputs).flatMap((output) => output.exports).sort();
+  const result = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    metafile: true,
+    external,
+    logLevel: 'silent',
+    mainFields: ['module', 'main'],
+  });
+  return Object.values(result.metafile.outputs)
+    .flatMap((output) => output.exports)
+    .sort();
 }
 
 /**
@@ -41,7 +53,8 @@ async function exportNames(entry, external) {
  */
 const LAZY_PARTS = { './api/index': { bundle: './api.js', entry: 'runtime/src/api/index.ts' }, './rules/index': { bundle: './rules.js', entry: 'runtime/src/rules/index.ts' } };
 const lazyNames = {};
-for (const [specifier, { entry }] of Object.entries(LAZY_PARTS)) lazyNames[specifier] = await exportNames(entry, ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino', 'jsonc-parser']);
+for (const [specifier, { entry }] of Object.entries(LAZY_PARTS))
+  lazyNames[specifier] = await exportNames(entry, ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino', 'jsonc-parser']);
 /** @type {import('esbuild').Plugin} */
 const lazyLibraryParts = {
   name: 'lazy-library-parts',
@@ -77,16 +90,44 @@ const bundles = [
   // none of them, does not pay for compiling them at start-up (pino too: the API loads it on first use); json-schema-to-typescript (with its
   // formatter) is loaded by `10xgraph types` only. It ships in the `10xgraph` package
   // (runtime/bin/10xgraph.js loads it), hence runtime/dist/.
-  { entry: 'runtime/src/cli/main.ts', outfile: 'runtime/dist/cli.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino', 'json-schema-to-typescript'], plugins: [commandBundles] },
+  {
+    entry: 'runtime/src/cli/main.ts',
+    outfile: 'runtime/dist/cli.js',
+    platform: 'node',
+    format: 'cjs',
+    external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino', 'json-schema-to-typescript'],
+    plugins: [commandBundles],
+  },
   // `10xgraph api` and `10xgraph types`, which cli.js requires for their command only.
   { entry: 'runtime/src/cli/api.ts', outfile: 'runtime/dist/cli-api.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino'] },
-  { entry: 'runtime/src/cli/types.ts', outfile: 'runtime/dist/cli-types.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino', 'json-schema-to-typescript'] },
+  {
+    entry: 'runtime/src/cli/types.ts',
+    outfile: 'runtime/dist/cli-types.js',
+    platform: 'node',
+    format: 'cjs',
+    external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino', 'json-schema-to-typescript'],
+  },
   // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
   // The wire shapes of 10xgraph-client (constants and pure functions, no classes) are bundled in:
   // every agent module loads this file, and resolving one more package costs it start-up time.
   // Its rule set (rules.js) and API server (api.js) load on first use: see lazyLibraryParts.
-  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino'], plugins: [lazyLibraryParts], footer: { js: lazyAnnotation } },
-  { entry: 'runtime/src/api/index.ts', outfile: 'runtime/dist/api.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino'], plugins: [graphErrorsFromIndex] },
+  {
+    entry: 'runtime/src/index.ts',
+    outfile: 'runtime/dist/index.js',
+    platform: 'node',
+    format: 'cjs',
+    external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino'],
+    plugins: [lazyLibraryParts],
+    footer: { js: lazyAnnotation },
+  },
+  {
+    entry: 'runtime/src/api/index.ts',
+    outfile: 'runtime/dist/api.js',
+    platform: 'node',
+    format: 'cjs',
+    external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino'],
+    plugins: [graphErrorsFromIndex],
+  },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
   { entry: 'runtime/src/live/index.ts', outfile: 'runtime/dist/live.js', platform: 'node', format: 'cjs' },
   { entry: 'runtime/src/workspace/index.ts', outfile: 'runtime/dist/workspace.js', platform: 'node', format: 'cjs' },

@@ -43,6 +43,9 @@ export default tseslint.config(
   },
   {
     files: ['client-sdk/src/**/*.ts'],
-    rules: boundaries([['**/runtime/**', '**/server/**', '**/client/src/**', '**/common/**'], 'The client package stands alone: it imports nothing of the rest of the repository.']),
+    rules: boundaries([
+      ['**/runtime/**', '**/server/**', '**/client/src/**', '**/common/**'],
+      'The client package stands alone: it imports nothing of the rest of the repository.',
+    ]),
   },
 );

@@ -117,17 +117,23 @@ export function plotAuditTimes(data: AuditBenchData): string {
   parts.push(`<text x="${pad.left}" y="18" font-size="14">Time of one audit against file size (log-log)</text>`);
   for (let e = ymin; e <= ymax; e++) {
     const yy = y(10 ** e);
-    parts.push(`<line x1="${pad.left}" x2="${width - pad.right}" y1="${yy}" y2="${yy}" stroke="#ddd"/><text x="${pad.left - 8}" y="${yy + 4}" text-anchor="end">${10 ** e >= 1 ? 10 ** e : (10 ** e).toFixed(-e)} ms</text>`);
+    parts.push(
+      `<line x1="${pad.left}" x2="${width - pad.right}" y1="${yy}" y2="${yy}" stroke="#ddd"/><text x="${pad.left - 8}" y="${yy + 4}" text-anchor="end">${10 ** e >= 1 ? 10 ** e : (10 ** e).toFixed(-e)} ms</text>`,
+    );
   }
   SIZES.forEach((s) => {
     const xx = x(data.bytes[s]);
-    parts.push(`<line x1="${xx}" x2="${xx}" y1="${pad.top}" y2="${height - pad.bottom}" stroke="#eee"/><text x="${xx}" y="${height - pad.bottom + 16}" text-anchor="middle">${(data.bytes[s] / 1024 / 1024).toFixed(2)} MB</text><text x="${xx}" y="${height - pad.bottom + 30}" text-anchor="middle" fill="#666">${s.toLocaleString('en-US')} tools</text>`);
+    parts.push(
+      `<line x1="${xx}" x2="${xx}" y1="${pad.top}" y2="${height - pad.bottom}" stroke="#eee"/><text x="${xx}" y="${height - pad.bottom + 16}" text-anchor="middle">${(data.bytes[s] / 1024 / 1024).toFixed(2)} MB</text><text x="${xx}" y="${height - pad.bottom + 30}" text-anchor="middle" fill="#666">${s.toLocaleString('en-US')} tools</text>`,
+    );
   });
   series.forEach(([impl, color], i) => {
     const points = SIZES.map((s) => `${x(data.bytes[s]).toFixed(1)},${y(data.times[impl][s]).toFixed(1)}`).join(' ');
     parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${points}"/>`);
     SIZES.forEach((s) => parts.push(`<circle cx="${x(data.bytes[s]).toFixed(1)}" cy="${y(data.times[impl][s]).toFixed(1)}" r="3" fill="${color}"/>`));
-    parts.push(`<line x1="${width - pad.right + 15}" x2="${width - pad.right + 35}" y1="${pad.top + 10 + i * 20}" y2="${pad.top + 10 + i * 20}" stroke="${color}" stroke-width="2"/><text x="${width - pad.right + 40}" y="${pad.top + 14 + i * 20}">${impl === 'audit' ? 'audit (rule set)' : impl}</text>`);
+    parts.push(
+      `<line x1="${width - pad.right + 15}" x2="${width - pad.right + 35}" y1="${pad.top + 10 + i * 20}" y2="${pad.top + 10 + i * 20}" stroke="${color}" stroke-width="2"/><text x="${width - pad.right + 40}" y="${pad.top + 14 + i * 20}">${impl === 'audit' ? 'audit (rule set)' : impl}</text>`,
+    );
   });
   parts.push('</svg>');
   return parts.join('\n');

@@ -119,7 +119,10 @@ export async function benchBrowser(log: (line: string) => void = () => undefined
       const fromPage: Block = { times: [], failures: 0 };
       const fromNode: Block = { times: [], failures: 0 };
       for (let block = 0; block < BLOCKS; block++) {
-        for (const [into, run] of [[fromPage, inPage], [fromNode, nodeRoundTrips]] as const) {
+        for (const [into, run] of [
+          [fromPage, inPage],
+          [fromNode, nodeRoundTrips],
+        ] as const) {
           const result = await run(BLOCK, transport);
           into.times.push(...result.times);
           into.failures += result.failures;
@@ -127,7 +130,9 @@ export async function benchBrowser(log: (line: string) => void = () => undefined
       }
       const b = summarise(fromPage);
       const n = summarise(fromNode);
-      rows.push(`| ${LABELS[transport]} | ${b.count}${b.failures ? ` (${b.failures} failed)` : ''} | ${ms(b.median)} | ${ms(b.p95)} | ${ms(n.median)} | ${ms(n.p95)} | ${ratio(b.median / n.median)} | ${ratio(b.p95 / n.p95)} |`);
+      rows.push(
+        `| ${LABELS[transport]} | ${b.count}${b.failures ? ` (${b.failures} failed)` : ''} | ${ms(b.median)} | ${ms(b.p95)} | ${ms(n.median)} | ${ms(n.p95)} | ${ratio(b.median / n.median)} | ${ratio(b.p95 / n.p95)} |`,
+      );
     }
     const geolocation = summarise((await page.evaluate(`(${PAGE_GEOLOCATION})(${JSON.stringify({ count: BLOCK })})`)) as Block);
     geolocationLine = `Of a browser round trip, the handler's \`getCurrentPosition\` alone (a position up to 60 s old is accepted, as in the handler) takes a median of ${ms(geolocation.median)} (p95 ${ms(geolocation.p95)}, ${geolocation.count} calls in the page).`;

@@ -247,13 +247,18 @@ index is done, against the same edits in the same server once the index is done 
 the text. Times in ms. The index yields to the editor after every file and waits 10 ms after an edit before the next one, so typing
 without a pause slows it instead (${typedIndexMs} ms for the 2,000 files here).
 
-${table(['', 'edits', 'p50', 'p95'], [
+${table(
+  ['', 'edits', 'p50', 'p95'],
+  [
     ['didChange → diagnostics while indexing 2,000 files', String(during.length), ms(percentile(during, 50)), ms(p95During)],
     ['didChange → diagnostics, same server once indexed', String(afterIndex.length), ms(percentile(afterIndex, 50)), ms(percentile(afterIndex, 95))],
     ['auditConfig (the floor)', String(audit.length), ms(auditMedian), ms(percentile(audit, 95))],
-  ])}
+  ],
+)}
 
-Load average of the machine at the end of the run: ${loadavg().map((l) => l.toFixed(1)).join(', ')} (1, 5, 15 minutes) on ${cpus().length} cores; other work on the
+Load average of the machine at the end of the run: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')} (1, 5, 15 minutes) on ${cpus().length} cores; other work on the
 machine shows in the wall-clock latencies above.
 
 Target (issue 13): p95 while indexing within the audit time plus 5 ms: ${ms(p95During)} ms against ${ms(auditMedian)} + 5 ms,

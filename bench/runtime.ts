@@ -153,7 +153,11 @@ export async function recordRoundTrip(baseUrl: string, trip: (client: TenxGraphC
     exchanges.push({ request: String(init?.body ?? ''), response: JSON.parse(text) as RecordedExchange['response'] });
     return new Response(text, { status: response.status, headers: response.headers });
   };
-  const client = new TenxGraphClient({ baseUrl, fetch: recording as FetchLike }).registerToolHandler('get_user_location', () => ({ latitude: 48.8584, longitude: 2.2945, label: 'Champ de Mars' }));
+  const client = new TenxGraphClient({ baseUrl, fetch: recording as FetchLike }).registerToolHandler('get_user_location', () => ({
+    latitude: 48.8584,
+    longitude: 2.2945,
+    label: 'Champ de Mars',
+  }));
   await trip(client);
   client.close();
   return exchanges;
@@ -176,7 +180,12 @@ export async function startFloorServer(exchanges: readonly RecordedExchange[] = 
       const recorded = exchanges[Number((req.url ?? '/').slice(1))]?.response;
       const metadata = { request_id: requestId, timestamp: new Date().toISOString(), message: String(recorded?.metadata?.message ?? 'ok') };
       const payload = JSON.stringify(recorded ? { data: recorded.data, metadata } : { data: { received: received === undefined ? 0 : text.length }, metadata });
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(payload), 'cache-control': 'no-store', 'x-request-id': requestId });
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(payload),
+        'cache-control': 'no-store',
+        'x-request-id': requestId,
+      });
       res.end(payload);
     });
   });

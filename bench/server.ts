@@ -45,7 +45,9 @@ interface SizeResult {
 }
 
 /** A server process and a connection to it that resolves a promise per published version. */
-async function startServer(storagePath: string): Promise<{ connection: ProtocolConnection; pid: number; waitVersion(uri: string, version: number): Promise<void>; stop(): Promise<void> }> {
+async function startServer(
+  storagePath: string,
+): Promise<{ connection: ProtocolConnection; pid: number; waitVersion(uri: string, version: number): Promise<void>; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const waiting = new Map<string, { version: number; resolve: () => void }>();

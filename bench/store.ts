@@ -86,7 +86,14 @@ function summarise(batches: Array<{ latencies: number[]; errors: number; seconds
   const seconds = batches.reduce((sum, batch) => sum + batch.seconds, 0);
   const at = (p: number) => (all.length ? all[Math.min(all.length - 1, Math.max(0, Math.ceil(p * all.length) - 1))]! : Number.NaN);
   const cpuMs = batches.reduce((sum, batch) => sum + (batch.cpuMs ?? Number.NaN), 0);
-  return { count: all.length, errors: batches.reduce((sum, batch) => sum + batch.errors, 0), median: at(0.5), p99: at(0.99), perSecond: all.length / seconds, cpuPer: cpuMs / all.length };
+  return {
+    count: all.length,
+    errors: batches.reduce((sum, batch) => sum + batch.errors, 0),
+    median: at(0.5),
+    p99: at(0.99),
+    perSecond: all.length / seconds,
+    cpuPer: cpuMs / all.length,
+  };
 }
 
 /** The store's round trips and the floor's, batch by batch in turns. */
@@ -194,13 +201,17 @@ export async function benchStore(log: (line: string) => void = () => {}): Promis
           }),
         );
         const summary = summarise([{ latencies, errors, seconds: (performance.now() - started) / 1000 }]);
-        instanceRows.push(`| ${count} | ${INSTANCE_CLIENTS} | ${summary.count}${errors ? ` (${errors} failed)` : ''} | ${Math.round(summary.perSecond)} | ${msText(summary.median)} | ${msText(summary.p99)} |`);
+        instanceRows.push(
+          `| ${count} | ${INSTANCE_CLIENTS} | ${summary.count}${errors ? ` (${errors} failed)` : ''} | ${Math.round(summary.perSecond)} | ${msText(summary.median)} | ${msText(summary.p99)} |`,
+        );
         for (const trip of trips) trip.client.close();
       } finally {
         await Promise.all(instances.map((instance) => stopInstance(instance.child)));
       }
     }
-    const [counts] = await cluster.query<{ threads: number; messages: number }>('SELECT (SELECT count(*)::int FROM tenxgraph_threads) AS threads, (SELECT count(*)::int FROM tenxgraph_messages) AS messages');
+    const [counts] = await cluster.query<{ threads: number; messages: number }>(
+      'SELECT (SELECT count(*)::int FROM tenxgraph_threads) AS threads, (SELECT count(*)::int FROM tenxgraph_messages) AS messages',
+    );
     instanceRows.push('', `Afterwards the database held ${counts?.threads} threads and ${counts?.messages} messages (5 per completed round trip).`);
   } finally {
     await new Promise((done) => floor.server.close(done));

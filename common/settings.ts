@@ -72,8 +72,7 @@ const parseRefresh: Parser<number> = (value, fallback) => {
   return n === 0 ? 0 : Math.max(5, n);
 };
 
-const parseToken: Parser<string | undefined> = (value, fallback) =>
-  typeof value === 'string' && value.trim() !== '' ? value.trim() : fallback;
+const parseToken: Parser<string | undefined> = (value, fallback) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : fallback);
 
 const parseGlobs: Parser<string[]> = (value, fallback) => {
   const list = typeof value === 'string' ? [value] : value;
@@ -188,7 +187,5 @@ export function trustedFromInitializationOptions(options: unknown): boolean {
 
 /** Reads `initializationOptions.storagePath` when it is a non-blank string. */
 export function storagePathFromInitializationOptions(options: unknown): string | undefined {
-  return isRecord(options) && typeof options.storagePath === 'string' && options.storagePath.trim() !== ''
-    ? options.storagePath
-    : undefined;
+  return isRecord(options) && typeof options.storagePath === 'string' && options.storagePath.trim() !== '' ? options.storagePath : undefined;
 }

@@ -72,7 +72,10 @@ const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test
 });
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 const failures = existsSync(report)
-  ? readFileSync(report, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+  ? readFileSync(report, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
   : [];
 rmSync(reportDir, { recursive: true, force: true });
 

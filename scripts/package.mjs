@@ -46,7 +46,18 @@ function step(title, command, args, options = {}) {
 mkdirSync(outDir, { recursive: true });
 step('production build', process.execPath, [join(root, 'esbuild.mjs'), '--production']);
 const bundles = ['dist/extension.js', 'dist/server.js'];
-if (!vsixOnly) bundles.push('client-sdk/dist/index.cjs', 'client-sdk/dist/index.mjs', 'runtime/dist/cli.js', 'runtime/dist/cli-api.js', 'runtime/dist/cli-types.js', 'runtime/dist/index.js', 'runtime/dist/api.js', 'runtime/dist/rules.js', 'server/dist/server.js');
+if (!vsixOnly)
+  bundles.push(
+    'client-sdk/dist/index.cjs',
+    'client-sdk/dist/index.mjs',
+    'runtime/dist/cli.js',
+    'runtime/dist/cli-api.js',
+    'runtime/dist/cli-types.js',
+    'runtime/dist/index.js',
+    'runtime/dist/api.js',
+    'runtime/dist/rules.js',
+    'server/dist/server.js',
+  );
 for (const bundle of bundles) {
   if (!existsSync(join(root, bundle))) {
     console.error(`package: ${bundle} was not built (its source is missing); nothing can ship without it.`);

@@ -28,7 +28,10 @@ function run(command, args, { allowFailure = false } = {}) {
 /** Starts `10xgraph api` on a free loopback port and resolves with its URL. */
 function startServer(db) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['runtime/dist/cli.js', 'api', '--config', config, '--port', serve ? '8000' : '0', '--db', db], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['runtime/dist/cli.js', 'api', '--config', config, '--port', serve ? '8000' : '0', '--db', db], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const timer = setTimeout(() => reject(new Error(`the server did not say where it listens within 30 s:\n${out}`)), 30_000);
     let pending = '';

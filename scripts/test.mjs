@@ -45,7 +45,9 @@ const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test
 const left = readdirSync(temp).filter((name) => !/^tsx-\d+$/.test(name));
 rmSync(temp, { recursive: true, force: true });
 if (left.length > 0) {
-  console.error(`test: the tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temporary folder; each test must remove what it makes: ${left.slice(0, 20).join(', ')}${left.length > 20 ? ', …' : ''}`);
+  console.error(
+    `test: the tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temporary folder; each test must remove what it makes: ${left.slice(0, 20).join(', ')}${left.length > 20 ? ', …' : ''}`,
+  );
   process.exit(1);
 }
 process.exit(result.status ?? 1);

@@ -3,7 +3,18 @@ import { CLIENT_ERROR_CODES, TenxGraphError } from './errors';
 import { Message } from './message';
 import { ToolExecutor } from './toolExecutor';
 import type { AnyToolArgs, ToolHandler, ToolHandlerOptions } from './toolExecutor';
-import { DEFAULT_RECURSION_LIMIT, newId, type CancelThreadData, type DeleteThreadData, type GraphDescription, type GraphTools, type InvokeData, type RemoteToolCall, type StreamChunk, type ThreadData } from './wire';
+import {
+  DEFAULT_RECURSION_LIMIT,
+  newId,
+  type CancelThreadData,
+  type DeleteThreadData,
+  type GraphDescription,
+  type GraphTools,
+  type InvokeData,
+  type RemoteToolCall,
+  type StreamChunk,
+  type ThreadData,
+} from './wire';
 import { webSocketProtocols, WsConnection } from './wsConnection';
 import type { WebSocketConstructor } from './wsConnection';
 
@@ -161,7 +172,11 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     for (let rounds = 0; ; rounds++) {
       const data = await this.request<InvokeData>('POST', '/v1/graph/invoke', body, options.signal);
       if (!data || typeof data.thread_id !== 'string' || !Array.isArray(data.messages)) {
-        throw new TenxGraphError(0, CLIENT_ERROR_CODES.unexpectedResponse, `The answer of POST ${this.baseUrl}/v1/graph/invoke has no thread_id or messages; is the URL a 10xgraph server?`);
+        throw new TenxGraphError(
+          0,
+          CLIENT_ERROR_CODES.unexpectedResponse,
+          `The answer of POST ${this.baseUrl}/v1/graph/invoke has no thread_id or messages; is the URL a 10xgraph server?`,
+        );
       }
       data.messages.forEach(keep);
       const pending = Array.isArray(data.pending_remote_calls) ? data.pending_remote_calls : [];
@@ -199,7 +214,13 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     }
   }
 
-  private async *streamLoop(first: RunBody, options: StreamOptions, transport: 'http' | 'ws', limit: number, state: { threadId?: string | undefined }): AsyncGenerator<StreamChunk, void, undefined> {
+  private async *streamLoop(
+    first: RunBody,
+    options: StreamOptions,
+    transport: 'http' | 'ws',
+    limit: number,
+    state: { threadId?: string | undefined },
+  ): AsyncGenerator<StreamChunk, void, undefined> {
     const sent = new Set<string>();
     let body = first;
     let threadId = body.config.thread_id;
@@ -223,7 +244,11 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
       }
       if (status !== 'waiting') return;
       if (threadId === undefined || calls.length === 0) {
-        throw new TenxGraphError(0, CLIENT_ERROR_CODES.unexpectedResponse, `The stream ended with status 'waiting' but named no remote calls or thread; the server is not following the 10xgraph wire format.`);
+        throw new TenxGraphError(
+          0,
+          CLIENT_ERROR_CODES.unexpectedResponse,
+          `The stream ended with status 'waiting' but named no remote calls or thread; the server is not following the 10xgraph wire format.`,
+        );
       }
       if (rounds >= limit) throw limitError(threadId, limit, calls);
       const toolMessage = await this.answer(calls, threadId, options.signal);
@@ -329,7 +354,11 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
       const cause = error instanceof Error ? ((error as { cause?: { message?: string } }).cause?.message ?? error.message) : String(error);
-      throw new TenxGraphError(0, CLIENT_ERROR_CODES.network, `Could not reach the 10xgraph server at ${this.baseUrl} (${method} ${path}: ${cause}); check that \`10xgraph api\` is running there.`);
+      throw new TenxGraphError(
+        0,
+        CLIENT_ERROR_CODES.network,
+        `Could not reach the 10xgraph server at ${this.baseUrl} (${method} ${path}: ${cause}); check that \`10xgraph api\` is running there.`,
+      );
     }
   }
 

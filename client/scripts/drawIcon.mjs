@@ -52,7 +52,10 @@ const raw = Buffer.alloc(SIZE * (SIZE * 4 + 1));
 for (let y = 0; y < SIZE; y++) {
   raw[y * (SIZE * 4 + 1)] = 0; // filter: none
   for (let x = 0; x < SIZE; x++) {
-    let r = 0, g = 0, b = 0, a = 0;
+    let r = 0,
+      g = 0,
+      b = 0,
+      a = 0;
     for (let sy = 0; sy < SAMPLES; sy++) {
       for (let sx = 0; sx < SAMPLES; sx++) {
         const colour = sample(x + (sx + 0.5) / SAMPLES, y + (sy + 0.5) / SAMPLES);

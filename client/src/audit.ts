@@ -10,12 +10,7 @@
  * tab closes, so a problem is never listed twice.
  */
 import * as vscode from 'vscode';
-import {
-  DidOpenTextDocumentNotification,
-  DocumentDiagnosticReportKind,
-  DocumentDiagnosticRequest,
-  type LanguageClient,
-} from 'vscode-languageclient/node';
+import { DidOpenTextDocumentNotification, DocumentDiagnosticReportKind, DocumentDiagnosticRequest, type LanguageClient } from 'vscode-languageclient/node';
 
 /** What one audit found. */
 export interface AuditSummary {

@@ -3,14 +3,7 @@
  * settings, the workspace trust and the token of its server's origin.
  */
 import * as vscode from 'vscode';
-import {
-  LanguageClient,
-  RevealOutputChannelOn,
-  State,
-  TransportKind,
-  type LanguageClientOptions,
-  type ServerOptions,
-} from 'vscode-languageclient/node';
+import { LanguageClient, RevealOutputChannelOn, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { StatusNotification, type InitializationOptions, type RawSettings, type StatusParams } from '../../common/protocol';
 import { parseSettings, sectionWithToken } from '../../common/settings';
 import { plainSection, readSettings, SECTION } from './settings';
@@ -152,9 +145,7 @@ export class ServerController implements vscode.Disposable {
     client.onDidChangeState((event) => {
       if (event.newState === State.Stopped && this.client === client) this.runningEmitter.fire(undefined);
     });
-    this.output.appendLine(
-      `[client] starting the language server for ${settings.files.join(', ')} (${trusted ? 'trusted' : 'untrusted: no graph is fetched'})`,
-    );
+    this.output.appendLine(`[client] starting the language server for ${settings.files.join(', ')} (${trusted ? 'trusted' : 'untrusted: no graph is fetched'})`);
     try {
       await client.start();
       if (this.client === client) this.runningEmitter.fire(client);
@@ -165,12 +156,11 @@ export class ServerController implements vscode.Disposable {
         this.runningEmitter.fire(undefined);
       }
       void Promise.resolve(client.dispose()).catch(() => undefined);
-      void vscode.window.showErrorMessage(
-        '10xgraph: the language server did not start. See the 10xgraph output for why, then run "10xgraph: Restart Language Server".',
-        'Show Output',
-      ).then((choice) => {
-        if (choice === 'Show Output') this.output.show(true);
-      });
+      void vscode.window
+        .showErrorMessage('10xgraph: the language server did not start. See the 10xgraph output for why, then run "10xgraph: Restart Language Server".', 'Show Output')
+        .then((choice) => {
+          if (choice === 'Show Output') this.output.show(true);
+        });
     }
   }
 }

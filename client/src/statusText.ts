@@ -43,9 +43,10 @@ export function describeStatus(status: StatusParams, now: number): StatusView {
 function describeGraphState(status: StatusParams, now: number): StatusView {
   const url = status.url;
   const age = ageOf(status.fetchedAt, now);
-  const mismatch = status.versionMismatch === true
-    ? `\n\n$(warning) The server runs 10xgraph ${status.version ?? '(unknown version)'}, which differs from the rule set of this extension: the server may judge the file differently.`
-    : '';
+  const mismatch =
+    status.versionMismatch === true
+      ? `\n\n$(warning) The server runs 10xgraph ${status.version ?? '(unknown version)'}, which differs from the rule set of this extension: the server may judge the file differently.`
+      : '';
   switch (status.state) {
     case 'connected': {
       const count = status.nodeCount ?? 0;
@@ -65,7 +66,8 @@ function describeGraphState(status: StatusParams, now: number): StatusView {
     }
     case 'offline': {
       // The server's sentence already says why and what is checked meanwhile; add only what it may not.
-      const why = (status.error !== undefined && status.error !== '' ? `${escapeMarkdown(status.error)}` : 'The server did not answer: node names are not checked.') + fromSource(status);
+      const why =
+        (status.error !== undefined && status.error !== '' ? `${escapeMarkdown(status.error)}` : 'The server did not answer: node names are not checked.') + fromSource(status);
       return {
         text: '$(debug-disconnect) 10xgraph: offline',
         tooltip: `**10xgraph**: the live graph of ${escapeMarkdown(url)} is offline.\n\n${why}${mismatch}\n\nStart the server (\`10xgraph api\`) or change \`10xgraph.server.url\`, then click to retry.`,

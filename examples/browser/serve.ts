@@ -71,7 +71,8 @@ export interface PageServer {
  * The policy of the page itself: its own scripts only (WebAssembly compiled from them allowed),
  * network requests to any http(s)/ws(s) server, since the Server field may name any.
  */
-const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self' http: https: ws: wss:; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self' http: https: ws: wss:; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 /**
  * Serves `files` on 127.0.0.1 (`port` 0 picks a free one). `apiUrl` (or its current value) is
@@ -104,10 +105,11 @@ export function startPageServer(files: PageFiles, options: { port?: number; apiU
       resolve({
         url: `http://${options.hostname ?? 'localhost'}:${port}/`,
         port,
-        close: () => new Promise<void>((done) => {
-          server.close(() => done());
-          server.closeAllConnections();
-        }),
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
       });
     });
   });
@@ -190,7 +192,9 @@ async function main(): Promise<void> {
       '',
       `10xgraph api (the quick-start graph): ${api.url}`,
       `Browser example, on a second origin:  ${page.url}   <- open this in a browser`,
-      process.env.TENXGRAPH_TOKEN ? `The server requires TENXGRAPH_TOKEN: paste it into the page's Token field (only ${pageOrigin} is allowed).` : `No token: the server allows any loopback origin.`,
+      process.env.TENXGRAPH_TOKEN
+        ? `The server requires TENXGRAPH_TOKEN: paste it into the page's Token field (only ${pageOrigin} is allowed).`
+        : `No token: the server allows any loopback origin.`,
       'Ctrl+C stops both.',
       '',
     ].join('\n'),

@@ -48,9 +48,7 @@ export class LocalNotesDatabase {
     this.db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL)');
     const insert = this.db.prepare('INSERT INTO notes (title, body) VALUES (?, ?)');
     this.db.transaction(() => NOTES.forEach(([title, body]) => insert.run(title, body)))();
-    this.search = this.db.prepare(
-      "SELECT id, title, body FROM notes WHERE title LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\' ORDER BY id",
-    );
+    this.search = this.db.prepare("SELECT id, title, body FROM notes WHERE title LIKE ? ESCAPE '\\' OR body LIKE ? ESCAPE '\\' ORDER BY id");
   }
 
   /** Finds the notes whose title or body contains `query` (case-insensitive for ASCII), as parameters, never spliced into SQL. */

@@ -21,7 +21,8 @@ const model = new ScriptedModel({
       args: (match, text) => ({ query: (match?.[1] ?? text).replace(/[?.!"']+$/g, '').trim() || text }),
     },
   ],
-  reply: (_text, request) => `I can tell the time, find your location, read your clipboard or search your local database. Tools: ${request.tools.map((tool) => tool.name).join(', ')}.`,
+  reply: (_text, request) =>
+    `I can tell the time, find your location, read your clipboard or search your local database. Tools: ${request.tools.map((tool) => tool.name).join(', ')}.`,
 });
 
 const tools = new ToolNode([

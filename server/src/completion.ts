@@ -3,13 +3,7 @@
  * names from the live graph for `node`, JSON Schema keywords and types inside `parameters`,
  * and agent modules found beside the file for `agent`.
  */
-import {
-  type CompletionItem,
-  CompletionItemKind,
-  InsertTextFormat,
-  MarkupKind,
-  type Range,
-} from 'vscode-languageserver';
+import { type CompletionItem, CompletionItemKind, InsertTextFormat, MarkupKind, type Range } from 'vscode-languageserver';
 import { getLocation } from 'jsonc-parser';
 import { type Graph, type GraphNode, type JsonNode, toolNodes } from '10xgraph/rules';
 import type { Positions } from './positions';
@@ -220,7 +214,15 @@ export function completeAt(input: CompletionInput): CompletionItem[] {
     const nodes = input.graph ? toolNodes(input.graph) : [];
     for (const node of nodes) {
       const tools = node.tools?.length ?? 0;
-      valueItem(b, node.name, jsonString(node.name), CompletionItemKind.Class, `ToolNode · ${tools} tool${tools === 1 ? '' : 's'}${input.graph?.stale ? ' · cached graph' : ''}`, describeNode(node), nodes.length === 1);
+      valueItem(
+        b,
+        node.name,
+        jsonString(node.name),
+        CompletionItemKind.Class,
+        `ToolNode · ${tools} tool${tools === 1 ? '' : 's'}${input.graph?.stale ? ' · cached graph' : ''}`,
+        describeNode(node),
+        nodes.length === 1,
+      );
     }
   } else if (tool !== undefined && path.length === 3 && last === 'parameters') {
     valueItem(b, 'parameters object', TOOL_VALUE_SNIPPETS.parameters(input.graph), CompletionItemKind.Snippet, 'An object schema with no arguments yet');

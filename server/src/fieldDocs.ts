@@ -24,7 +24,7 @@ export const ROOT_FIELDS: Readonly<Record<string, FieldDoc>> = {
   },
   remote_tools: {
     summary: 'Optional list of tools, default `[]`.',
-    body: 'Tools whose schema the server offers to the model but whose handler the client runs: when the model calls one, the run pauses and waits for the client\'s `tool_result`.',
+    body: "Tools whose schema the server offers to the model but whose handler the client runs: when the model calls one, the run pauses and waits for the client's `tool_result`.",
     rules: ['remote-tools-not-list', 'tool-not-object', 'duplicate-name'],
   },
 };
@@ -72,7 +72,11 @@ export const PARAMETERS_KEYWORDS: Readonly<Record<string, FieldDoc>> = {
 
 /** JSON Schema keywords offered inside an argument's schema. */
 export const SCHEMA_KEYWORDS: Readonly<Record<string, FieldDoc>> = {
-  type: { summary: 'A JSON Schema type, or a list of them.', body: 'One of `string`, `number`, `integer`, `boolean`, `object`, `array`, `null`.', rules: ['invalid-property-schema'] },
+  type: {
+    summary: 'A JSON Schema type, or a list of them.',
+    body: 'One of `string`, `number`, `integer`, `boolean`, `object`, `array`, `null`.',
+    rules: ['invalid-property-schema'],
+  },
   description: { summary: 'A string.', body: 'What the argument means; the model reads it.', rules: [] },
   enum: { summary: 'A list of allowed values.', body: 'The argument must equal one of them.', rules: ['invalid-property-schema'] },
   default: { summary: 'Any value.', body: 'The value assumed when the argument is left out.', rules: [] },

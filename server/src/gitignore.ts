@@ -58,7 +58,10 @@ function toRegex(glob: string): string {
       const close = glob.indexOf(']', i + 1);
       if (close === -1) out += '\\[';
       else {
-        out += `[${glob.slice(i + 1, close).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        out += `[${glob
+          .slice(i + 1, close)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
         i = close;
       }
     } else if (c === '\\' && i + 1 < glob.length) {

@@ -201,7 +201,12 @@ function cachedGraphOf(value: unknown, now: number): CachedGraph | undefined {
       for (const tool of node.tools) {
         if (!isRecord(tool) || typeof tool.name !== 'string' || (tool.source !== 'local' && tool.source !== 'remote')) return undefined;
         if (tool.description !== undefined && typeof tool.description !== 'string') return undefined;
-        tools.push({ name: tool.name, source: tool.source, ...(tool.description !== undefined ? { description: tool.description } : {}), ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}) });
+        tools.push({
+          name: tool.name,
+          source: tool.source,
+          ...(tool.description !== undefined ? { description: tool.description } : {}),
+          ...(tool.parameters !== undefined ? { parameters: tool.parameters } : {}),
+        });
       }
     }
     nodes.push({ name: node.name, kind: node.kind as NodeKind, ...(tools ? { tools } : {}) });

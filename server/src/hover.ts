@@ -78,8 +78,7 @@ function nodeMarkdown(name: string, input: HoverInput): string {
   }
   if (graph.toolsKnown && node.tools) {
     if (node.tools.length === 0) parts.push('It carries no tools.');
-    else
-      parts.push(`Tools attached:\n\n${toolListMarkdown(node.tools)}`);
+    else parts.push(`Tools attached:\n\n${toolListMarkdown(node.tools)}`);
   }
   return parts.join('\n\n');
 }
@@ -108,9 +107,11 @@ function nameMarkdown(nameNode: JsonNode, toolPath: JsonPath, input: HoverInput)
   const onName = codesAt(input.problems, nameNode);
   const node = input.graph.nodes.find((n) => n.name === nodeName);
   if (onNode.has('node-not-found')) return `\`${nodeName}\` is not a node of ${graphSource(input)}.`;
-  if (onNode.has('node-not-tool-node')) return `\`${nodeName}\` is ${node ? KIND_NAMES[node.kind] : 'a node'}, not a ToolNode, in ${graphSource(input)}: remote tools attach to a ToolNode.`;
+  if (onNode.has('node-not-tool-node'))
+    return `\`${nodeName}\` is ${node ? KIND_NAMES[node.kind] : 'a node'}, not a ToolNode, in ${graphSource(input)}: remote tools attach to a ToolNode.`;
   if (onName.has('name-conflicts-with-server-tool')) return `\`${nodeName}\` already carries a server tool \`${name}\` in ${graphSource(input)}.`;
-  if (onName.has('tool-not-attached')) return `\`${name}\` is not attached to \`${nodeName}\` in ${graphSource(input)}: the server was started with another config; restart it to attach this tool.`;
+  if (onName.has('tool-not-attached'))
+    return `\`${name}\` is not attached to \`${nodeName}\` in ${graphSource(input)}: the server was started with another config; restart it to attach this tool.`;
   // A blank `node` or `name` is judged by `blank-field` alone; a node missing from the graph, in the `node` hover.
   if (!node || onName.has('blank-field')) return '';
   if (!input.graph.toolsKnown) return `The tools of ${graphSource(input)} are not known.`;

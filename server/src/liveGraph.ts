@@ -200,16 +200,20 @@ export class LiveGraphClient {
     if (this.lastGood) {
       const stale: Graph = { ...this.lastGood, stale: true };
       const fetchedAt = stale.fetchedAt ?? now;
-      this.update(stale, {
-        url: this.shownUrl,
-        state: 'offline',
-        nodeCount: stale.nodes.length,
-        fetchedAt,
-        version: stale.version,
-        stale: true,
-        error: `graph: offline — node names checked against the graph fetched ${describeAge(fetchedAt, now)} ago (${reason})`,
-        rulesetVersion: this.deps.rulesetVersion,
-      }, reason);
+      this.update(
+        stale,
+        {
+          url: this.shownUrl,
+          state: 'offline',
+          nodeCount: stale.nodes.length,
+          fetchedAt,
+          version: stale.version,
+          stale: true,
+          error: `graph: offline — node names checked against the graph fetched ${describeAge(fetchedAt, now)} ago (${reason})`,
+          rulesetVersion: this.deps.rulesetVersion,
+        },
+        reason,
+      );
     } else {
       this.update(undefined, {
         url: this.shownUrl,

@@ -28,7 +28,9 @@ function main(argv: string[]): void {
   const connection = createConnection(ProposedFeatures.all);
   // The last line of defence: whatever escapes a handler is logged, and the server keeps serving.
   process.on('uncaughtException', (error) => connection.console.error(`10xgraph: uncaught error: ${error.stack ?? error.message}`));
-  process.on('unhandledRejection', (reason) => connection.console.error(`10xgraph: unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+  process.on('unhandledRejection', (reason) =>
+    connection.console.error(`10xgraph: unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`),
+  );
   startServer(connection);
   connection.listen();
 }

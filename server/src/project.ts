@@ -53,7 +53,10 @@ export class ProjectSnapshot {
   /** Every source was read (the scan is done and no bound was reached): absence can be judged. */
   readonly complete: boolean;
 
-  constructor(readonly generation: number, index: ProjectIndex) {
+  constructor(
+    readonly generation: number,
+    index: ProjectIndex,
+  ) {
     this.complete = index.complete && index.truncated === undefined;
     for (const file of index.all()) {
       const uri = pathToFileURL(file.path).href;
@@ -124,7 +127,13 @@ export function agentSourceOf(file: string, facts: SourceFacts): AgentSource {
   const name = basename(file);
   if (facts.syntaxError) return { file, facts, tell: true, reason: `${name} does not parse (${facts.syntaxError}), so node names are not checked without a running server.` };
   const computed = facts.nodes.find((n) => n.name === undefined);
-  if (computed) return { file, facts, tell: true, reason: `${name} adds a node whose name is not a literal (line ${computed.range.start.line + 1}), so node names are not checked without a running server.` };
+  if (computed)
+    return {
+      file,
+      facts,
+      tell: true,
+      reason: `${name} adds a node whose name is not a literal (line ${computed.range.start.line + 1}), so node names are not checked without a running server.`,
+    };
   if (facts.nodes.length === 0) return { file, facts, reason: `${name} adds no node with addNode, so its nodes are not known.` };
   const nodes: GraphNode[] = [];
   const seen = new Set<string>();
@@ -147,7 +156,16 @@ export const GRAPH_NOT_READ = 'graph-not-read';
 /** An information diagnostic on `agent` saying why node names are not checked (no server graph, module not exact). */
 export function graphNotReadDiagnostic(config: ConfigFacts, source: AgentSource | undefined): Diagnostic[] {
   if (!config.agent || !source?.tell || !source.reason) return [];
-  return [{ range: config.agent.range, severity: DiagnosticSeverity.Information, source: SOURCE, code: GRAPH_NOT_READ, codeDescription: { href: PROJECT_DOCS_URL }, message: source.reason }];
+  return [
+    {
+      range: config.agent.range,
+      severity: DiagnosticSeverity.Information,
+      source: SOURCE,
+      code: GRAPH_NOT_READ,
+      codeDescription: { href: PROJECT_DOCS_URL },
+      message: source.reason,
+    },
+  ];
 }
 
 /** Where the agent module adds node `name`. */
@@ -219,9 +237,7 @@ export function undeclaredHandlerDiagnostics(facts: SourceFacts, snapshot: Proje
 
 /** What a position of a config or source points at. */
 export type Target =
-  | { kind: 'tool'; name: string; site: StringSite | HandlerSite }
-  | { kind: 'node'; name: string; site: StringSite }
-  | { kind: 'agent'; spec: string; site: StringSite };
+  { kind: 'tool'; name: string; site: StringSite | HandlerSite } | { kind: 'node'; name: string; site: StringSite } | { kind: 'agent'; spec: string; site: StringSite };
 
 /** The tool name, node or agent at `position` of a config. */
 export function configTargetAt(config: ConfigFacts, position: Position): Target | undefined {
@@ -252,7 +268,13 @@ export function toolLensTitle(snapshot: ProjectSnapshot, tool: ToolFacts): strin
   const parts: string[] = [];
   const handlers = tool.name ? (snapshot.handlers.get(tool.name.value) ?? []) : [];
   if (handlers.length === 1) parts.push(`handler in ${placeOf(handlers[0].path, handlers[0].site.range)}`);
-  else if (handlers.length > 1) parts.push(`${handlers.length} handlers: ${handlers.slice(0, 3).map((h) => placeOf(h.path, h.site.range)).join(', ')}${handlers.length > 3 ? ', …' : ''}`);
+  else if (handlers.length > 1)
+    parts.push(
+      `${handlers.length} handlers: ${handlers
+        .slice(0, 3)
+        .map((h) => placeOf(h.path, h.site.range))
+        .join(', ')}${handlers.length > 3 ? ', …' : ''}`,
+    );
   else if (!snapshot.complete) parts.push('handlers: indexing…');
   else if (snapshot.computed.length > 0) parts.push('no handler with this literal name');
   else parts.push('no handler');

@@ -197,11 +197,15 @@ export class ProjectService {
   configVersion(uri: string, names: string, facts: () => ConfigFacts): void {
     const path = pathOf(uri);
     if (!path || !this.index.covers(path)) return;
-    this.index.setOpen(path, {
-      get config() {
-        return facts();
+    this.index.setOpen(
+      path,
+      {
+        get config() {
+          return facts();
+        },
       },
-    }, names);
+      names,
+    );
   }
 
   /** A document closed: the disk is the truth again. */
@@ -372,7 +376,10 @@ export class ProjectService {
     if (!typed) return [];
     const rest = doc.getText({ start: position, end: { line: position.line + 1, character: 0 } });
     const tail = /^[A-Za-z0-9_-]*/.exec(rest)![0];
-    const range = { start: { line: position.line, character: position.character - typed.prefix.length }, end: { line: position.line, character: position.character + tail.length } };
+    const range = {
+      start: { line: position.line, character: position.character - typed.prefix.length },
+      end: { line: position.line, character: position.character + tail.length },
+    };
     const snapshot = this.snapshot();
     const state = this.sourceState(uri);
     const registered = new Set(state?.facts.handlers.map((h) => h.name));
@@ -390,5 +397,4 @@ export class ProjectService {
     }
     return items;
   }
-
 }

@@ -210,8 +210,14 @@ class TenxGraphServer {
     c.onInitialize((params) => this.initialize(params));
     c.onInitialized(this.guard('initialized', undefined, () => this.initialized()));
     c.onDidChangeConfiguration(this.guard('didChangeConfiguration', undefined, (params) => this.configurationChanged(params.settings)));
-    c.onNotification(TrustNotification.type, this.guard('setTrusted', undefined, (params) => this.trustChanged(params?.trusted !== false)));
-    c.onRequest(GraphViewRequest.type, this.guard('graphView', null as GraphViewResult | null, (params) => this.graphView(params)));
+    c.onNotification(
+      TrustNotification.type,
+      this.guard('setTrusted', undefined, (params) => this.trustChanged(params?.trusted !== false)),
+    );
+    c.onRequest(
+      GraphViewRequest.type,
+      this.guard('graphView', null as GraphViewResult | null, (params) => this.graphView(params)),
+    );
     c.onExecuteCommand(this.guard('executeCommand', null as StatusParams[] | null, (params) => this.executeCommand(params.command, params.arguments ?? [])));
     c.onCodeAction(this.guard('codeAction', [] as CodeAction[], (params) => this.codeActions(params)));
     c.onCompletion(this.guard('completion', [] as CompletionItem[], (params) => this.completion(params.textDocument.uri, params.position)));
@@ -220,28 +226,52 @@ class TenxGraphServer {
     c.onDocumentFormatting(this.guard('formatting', [], (params) => this.format(params.textDocument.uri, params.options)));
     c.onDocumentRangeFormatting(this.guard('rangeFormatting', [], (params) => this.format(params.textDocument.uri, params.options, params.range)));
     // ---- the project ----
-    c.onDefinition(this.guard('definition', [], (params) => this.withConfig(params.textDocument.uri, (view) => this.project.definition(params.textDocument.uri, params.position, view))));
-    c.onReferences(this.guard('references', [], (params) => this.withConfig(params.textDocument.uri, (view) => this.project.references(params.textDocument.uri, params.position, view, params.context.includeDeclaration))));
-    c.onPrepareRename(this.guard('prepareRename', null, (params) => this.withConfig(params.textDocument.uri, (view) => this.project.prepareRename(params.textDocument.uri, params.position, view))));
-    c.onRenameRequest(this.guard('rename', null, (params) => this.withConfig(params.textDocument.uri, (view) => this.project.rename(params.textDocument.uri, params.position, view, params.newName))));
-    c.onCodeLens(this.guard('codeLens', [], async (params) => {
-      const view = await this.configView(params.textDocument.uri);
-      return view ? this.project.codeLenses(view) : [];
-    }));
-    c.onDocumentLinks(this.guard('documentLink', [], async (params) => {
-      const view = await this.configView(params.textDocument.uri);
-      return view ? this.project.documentLinks(view) : [];
-    }));
-    c.onFoldingRanges(this.guard('foldingRange', [], async (params) => {
-      const state = await this.checkedStateOf(params.textDocument.uri);
-      return state ? foldingRanges(state.tree(), state.lines) : [];
-    }));
-    c.onSelectionRanges(this.guard('selectionRange', [], async (params) => {
-      const state = await this.checkedStateOf(params.textDocument.uri);
-      return state ? selectionRanges(state.tree(), state.lines, params.positions) : [];
-    }));
+    c.onDefinition(
+      this.guard('definition', [], (params) => this.withConfig(params.textDocument.uri, (view) => this.project.definition(params.textDocument.uri, params.position, view))),
+    );
+    c.onReferences(
+      this.guard('references', [], (params) =>
+        this.withConfig(params.textDocument.uri, (view) => this.project.references(params.textDocument.uri, params.position, view, params.context.includeDeclaration)),
+      ),
+    );
+    c.onPrepareRename(
+      this.guard('prepareRename', null, (params) => this.withConfig(params.textDocument.uri, (view) => this.project.prepareRename(params.textDocument.uri, params.position, view))),
+    );
+    c.onRenameRequest(
+      this.guard('rename', null, (params) =>
+        this.withConfig(params.textDocument.uri, (view) => this.project.rename(params.textDocument.uri, params.position, view, params.newName)),
+      ),
+    );
+    c.onCodeLens(
+      this.guard('codeLens', [], async (params) => {
+        const view = await this.configView(params.textDocument.uri);
+        return view ? this.project.codeLenses(view) : [];
+      }),
+    );
+    c.onDocumentLinks(
+      this.guard('documentLink', [], async (params) => {
+        const view = await this.configView(params.textDocument.uri);
+        return view ? this.project.documentLinks(view) : [];
+      }),
+    );
+    c.onFoldingRanges(
+      this.guard('foldingRange', [], async (params) => {
+        const state = await this.checkedStateOf(params.textDocument.uri);
+        return state ? foldingRanges(state.tree(), state.lines) : [];
+      }),
+    );
+    c.onSelectionRanges(
+      this.guard('selectionRange', [], async (params) => {
+        const state = await this.checkedStateOf(params.textDocument.uri);
+        return state ? selectionRanges(state.tree(), state.lines, params.positions) : [];
+      }),
+    );
     c.onDidChangeWatchedFiles(this.guard('didChangeWatchedFiles', undefined, (params) => this.project.filesChanged(params.changes)));
-    c.languages.diagnostics.on(this.guard('diagnostic', { kind: DocumentDiagnosticReportKind.Full, items: [] } as DocumentDiagnosticReport, (params) => this.pullDiagnostics(params.textDocument.uri, params.previousResultId)));
+    c.languages.diagnostics.on(
+      this.guard('diagnostic', { kind: DocumentDiagnosticReportKind.Full, items: [] } as DocumentDiagnosticReport, (params) =>
+        this.pullDiagnostics(params.textDocument.uri, params.previousResultId),
+      ),
+    );
     this.documents.onDidChangeContent(this.guard('didChange', undefined, (event) => this.contentChanged(event.document.uri)));
     this.documents.onDidOpen(this.guard('didOpen', undefined, () => this.syncGraphs()));
     this.documents.onDidClose(this.guard('didClose', undefined, (event) => this.closed(event.document.uri)));
@@ -481,7 +511,8 @@ class TenxGraphServer {
     if (!graph) fromSource = undefined;
     const resultId = `${epoch}|${version}|${settings.server.url}|${live ? live.generation : '-'}|${agents.candidates.join(',')}|${sourceGraphId(fromSource)}|${sourceGraphId(unreadSource)}`;
     const cached = this.states.get(uri);
-    if (cached && cached.resultId === resultId && cached.text === text && cached.agents === agents && cached.fromSource === fromSource && cached.unreadSource === unreadSource) return cached;
+    if (cached && cached.resultId === resultId && cached.text === text && cached.agents === agents && cached.fromSource === fromSource && cached.unreadSource === unreadSource)
+      return cached;
     const options = this.auditOptions(graph, agents.candidates);
     const analysis = analyzeConfig(text, options);
     // A text that is not JSON keeps the last `agent` read; a JSON text without one has none.
@@ -549,7 +580,10 @@ class TenxGraphServer {
     // A text that is not JSON gets its syntax errors first, as from the rule set: the project is judged once it parses.
     if (!state.analysis?.flatTree) return [];
     const flat = state.analysis.flatTree;
-    return [...(state.unreadSource?.tell ? graphNotReadDiagnostic(state.config(), state.unreadSource) : []), ...this.project.configDiagnostics(state.uri, state.config, () => flatToolNames(flat))];
+    return [
+      ...(state.unreadSource?.tell ? graphNotReadDiagnostic(state.config(), state.unreadSource) : []),
+      ...this.project.configDiagnostics(state.uri, state.config, () => flatToolNames(flat)),
+    ];
   }
 
   /** What a pulled report of `state` depends on: the state, and where the project's diagnostics are (their text follows from both). */
@@ -746,7 +780,11 @@ class TenxGraphServer {
     return this.hierarchicalSymbols ? symbols : flattenSymbols(symbols, uri);
   }
 
-  private async format(uri: string, options: { tabSize: number; insertSpaces: boolean }, range?: { start: { line: number; character: number }; end: { line: number; character: number } }) {
+  private async format(
+    uri: string,
+    options: { tabSize: number; insertSpaces: boolean },
+    range?: { start: { line: number; character: number }; end: { line: number; character: number } },
+  ) {
     const state = await this.checkedStateOf(uri);
     if (!state) return [];
     return formatText(state.text, state.lines, options, range);
@@ -847,10 +885,13 @@ function flatToolNames(tree: Tree): Array<string | undefined> {
   if (tree.kind[root] !== Kind.Object) return [];
   const list = tree.get(root, 'remote_tools');
   if (list === NONE || tree.kind[list] !== Kind.Array) return [];
-  return tree.children(list).filter((t) => tree.kind[t] === Kind.Object).map((t) => {
-    const name = tree.get(t, 'name');
-    return name !== NONE && tree.kind[name] === Kind.String ? tree.string(name) : undefined;
-  });
+  return tree
+    .children(list)
+    .filter((t) => tree.kind[t] === Kind.Object)
+    .map((t) => {
+      const name = tree.get(t, 'name');
+      return name !== NONE && tree.kind[name] === Kind.String ? tree.string(name) : undefined;
+    });
 }
 
 /** The names key of a strict-JSON config (`agent`, each tool's `name` and `node`), without positions. */
@@ -859,7 +900,13 @@ function flatNamesKey(tree: Tree): string {
   const text = (node: number) => (node !== NONE && tree.kind[node] === Kind.String ? tree.string(node) : undefined);
   if (tree.kind[root] !== Kind.Object) return configNamesKey(undefined, []);
   const list = tree.get(root, 'remote_tools');
-  const tools = list !== NONE && tree.kind[list] === Kind.Array ? tree.children(list).filter((t) => tree.kind[t] === Kind.Object).map((t) => [text(tree.get(t, 'name')), text(tree.get(t, 'node'))] as const) : [];
+  const tools =
+    list !== NONE && tree.kind[list] === Kind.Array
+      ? tree
+          .children(list)
+          .filter((t) => tree.kind[t] === Kind.Object)
+          .map((t) => [text(tree.get(t, 'name')), text(tree.get(t, 'node'))] as const)
+      : [];
   return configNamesKey(text(tree.get(root, 'agent')), tools);
 }
 

@@ -103,7 +103,8 @@ function constructedClass(node: BabelNode): string | undefined {
 /** Unwraps `x as T`, `x!`, `(x)` and `x satisfies T`. */
 function unwrap(node: BabelNode): BabelNode {
   let current = node;
-  while (['TSAsExpression', 'TSNonNullExpression', 'TSSatisfiesExpression', 'ParenthesizedExpression', 'TSTypeAssertion'].includes(current.type)) current = current.expression as BabelNode;
+  while (['TSAsExpression', 'TSNonNullExpression', 'TSSatisfiesExpression', 'ParenthesizedExpression', 'TSTypeAssertion'].includes(current.type))
+    current = current.expression as BabelNode;
   return current;
 }
 

@@ -26,7 +26,10 @@ const chromium = findChromium();
 /** What the final answer must hold when all three tools answered from the browser. */
 function assertAllThreeAnswered(turn: TurnView): void {
   assert.equal(turn.state, 'done', `the conversation finished without error (${turn.error || turn.alert})`);
-  assert.match(turn.answer, new RegExp(`get_user_location: \\{"latitude":${BROWSER_LOCATION.latitude},"longitude":${BROWSER_LOCATION.longitude},"accuracy_m":${BROWSER_LOCATION.accuracy}\\}`));
+  assert.match(
+    turn.answer,
+    new RegExp(`get_user_location: \\{"latitude":${BROWSER_LOCATION.latitude},"longitude":${BROWSER_LOCATION.longitude},"accuracy_m":${BROWSER_LOCATION.accuracy}\\}`),
+  );
   assert.ok(turn.answer.includes(`read_clipboard: ${CLIPBOARD_TEXT}`), `the clipboard text is in the answer: ${turn.answer}`);
   assert.match(turn.answer, /search_local_database: \{"query":"coffee","count":2,"matches":\[\{"id":1,"title":"Coffee beans",.*\{"id":3,"title":"Coffee with Ana",/);
   for (const name of ['get_user_location', 'read_clipboard', 'search_local_database']) {
@@ -69,11 +72,15 @@ describe('the browser example in Chromium', { timeout: 300_000 }, () => {
     child.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      const { serverUrl, pageUrl } = await poll('both URLs to be printed', () => {
-        const server = /10xgraph api \(the quick-start graph\): (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-        const page = /Browser example, on a second origin: +(http:\/\/localhost:\d+\/)/.exec(output)?.[1];
-        return server && page ? { serverUrl: server, pageUrl: page } : undefined;
-      }, 60_000);
+      const { serverUrl, pageUrl } = await poll(
+        'both URLs to be printed',
+        () => {
+          const server = /10xgraph api \(the quick-start graph\): (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+          const page = /Browser example, on a second origin: +(http:\/\/localhost:\d+\/)/.exec(output)?.[1];
+          return server && page ? { serverUrl: server, pageUrl: page } : undefined;
+        },
+        60_000,
+      );
       assert.match(output, /No token: the server allows any loopback origin\./);
       const config = (await (await fetch(new URL('config.json', pageUrl.replace('localhost', '127.0.0.1')))).json()) as { apiUrl: string };
       assert.equal(config.apiUrl, serverUrl, 'the page is told where the server is');
@@ -93,14 +100,18 @@ describe('the browser example in Chromium', { timeout: 300_000 }, () => {
       }
       child.kill('SIGINT');
       assert.equal(await within(exited, 15_000), 0, `the command stops cleanly on Ctrl+C:\n${output}`);
-      await poll('10xgraph api to be stopped too', async () => {
-        try {
-          await fetch(`${serverUrl}/ping`);
-          return undefined;
-        } catch {
-          return true;
-        }
-      }, 10_000);
+      await poll(
+        '10xgraph api to be stopped too',
+        async () => {
+          try {
+            await fetch(`${serverUrl}/ping`);
+            return undefined;
+          } catch {
+            return true;
+          }
+        },
+        10_000,
+      );
     } finally {
       if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
     }
@@ -145,13 +156,19 @@ describe('the browser example in Chromium', { timeout: 300_000 }, () => {
       const page = await ExamplePage.open(browser, pages.url, { clipboard: CLIPBOARD_TEXT });
       try {
         await page.configure({ server: api.url, transport: 'ws' });
-        const location = await page.converse("Where am I right now?");
+        const location = await page.converse('Where am I right now?');
         assert.equal(location.state, 'done');
-        assert.equal(location.answer, `Here is what the tools returned:\nget_user_location: {"latitude":${BROWSER_LOCATION.latitude},"longitude":${BROWSER_LOCATION.longitude},"accuracy_m":${BROWSER_LOCATION.accuracy}}`);
+        assert.equal(
+          location.answer,
+          `Here is what the tools returned:\nget_user_location: {"latitude":${BROWSER_LOCATION.latitude},"longitude":${BROWSER_LOCATION.longitude},"accuracy_m":${BROWSER_LOCATION.accuracy}}`,
+        );
         const clipboard = await page.converse("What's on my clipboard?");
         assert.equal(clipboard.answer, `Here is what the tools returned:\nread_clipboard: ${CLIPBOARD_TEXT}`);
         const search = await page.converse('Search the database for dentist');
-        assert.equal(search.answer, 'Here is what the tools returned:\nsearch_local_database: {"query":"dentist","count":1,"matches":[{"id":2,"title":"Dentist","body":"Appointment on Tuesday at 9:30."}]}');
+        assert.equal(
+          search.answer,
+          'Here is what the tools returned:\nsearch_local_database: {"query":"dentist","count":1,"matches":[{"id":2,"title":"Dentist","body":"Appointment on Tuesday at 9:30."}]}',
+        );
         await page.screenshot('02-one-tool-at-a-time');
       } finally {
         await page.close();

@@ -61,7 +61,10 @@ describe('the browser example in Chromium, when things go wrong', { timeout: 300
         assert.ok(!turn.answer.includes(String(BROWSER_LOCATION.latitude)), 'no position was given');
         assert.ok(turn.answer.includes(`read_clipboard: ${CLIPBOARD_TEXT}`), 'the other tools still answered');
         assert.match(turn.answer, COFFEE_ROWS);
-        assert.ok(turn.events.some((event) => event.startsWith('get_user_location failed: The user did not allow')), 'the page lists the failed result it sent');
+        assert.ok(
+          turn.events.some((event) => event.startsWith('get_user_location failed: The user did not allow')),
+          'the page lists the failed result it sent',
+        );
       } finally {
         await page.close();
       }
@@ -82,7 +85,7 @@ describe('the browser example in Chromium, when things go wrong', { timeout: 300
       }
     });
 
-    test("a handler that throws its own error: search_local_database refuses an over-long query", async () => {
+    test('a handler that throws its own error: search_local_database refuses an over-long query', async () => {
       const page = await ExamplePage.open(browser, pages.url);
       try {
         await page.configure({ server: api!.url, transport: 'invoke' });
@@ -90,7 +93,10 @@ describe('the browser example in Chromium, when things go wrong', { timeout: 300
         const turn = await page.converse(`Search the database for ${query}`);
         await page.screenshot('12-handler-throws');
         assert.equal(turn.state, 'done');
-        assert.equal(turn.answer, `Here is what the tools returned:\nsearch_local_database failed: search_local_database's query is ${query.length} characters long; at most 200 are searched.`);
+        assert.equal(
+          turn.answer,
+          `Here is what the tools returned:\nsearch_local_database failed: search_local_database's query is ${query.length} characters long; at most 200 are searched.`,
+        );
       } finally {
         await page.close();
       }
@@ -175,7 +181,10 @@ describe('the browser example in Chromium, when things go wrong', { timeout: 300
           assert.ok(stopped, 'the server was stopped while the page answered the remote calls');
           assert.equal(turn.state, 'error');
           assert.equal(turn.answer, '', 'no answer was made up');
-          assert.ok(turn.events.some((event) => event.startsWith('This page runs get_user_location')), 'the page had answered the remote calls');
+          assert.ok(
+            turn.events.some((event) => event.startsWith('This page runs get_user_location')),
+            'the page had answered the remote calls',
+          );
           assert.match(turn.error, new RegExp(`${escape(server.url)}.*in the middle of the conversation \\(thread (thread_)?[0-9a-f-]+\\)`));
           assert.equal(turn.alert, turn.error, 'the error is shown in the page alert');
           assert.ok(await page.page.isEnabled('#send'), 'the page is ready for the next message');

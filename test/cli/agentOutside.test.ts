@@ -70,7 +70,10 @@ for (const [what, spec] of specs) {
         const uri = fileUri(config);
         await client.open(uri, text);
         const diagnostics = await client.pushed(uri, 1);
-        assert.deepEqual(diagnostics.map((d) => [d.code, d.message]), [['agent-invalid', expected.message]]);
+        assert.deepEqual(
+          diagnostics.map((d) => [d.code, d.message]),
+          [['agent-invalid', expected.message]],
+        );
       } finally {
         await client.stop();
       }

@@ -53,8 +53,10 @@ describe('audit loads the agent module by default, as api does', () => {
       const structural = ['invalid-json', 'root-not-object', 'agent-missing', 'agent-invalid'];
       const expectLoaded = !c.expected.some((line) => structural.includes(line.split(' ')[2]));
       assert.equal(report.graph, expectLoaded ? 'loaded' : 'skipped');
-      const actual = report.problems.map((p: { code: string; severity: string; range: { start: { line: number; character: number }; end: { line: number; character: number } } }) =>
-        `${p.range.start.line + 1}:${p.range.start.character + 1}-${p.range.end.line + 1}:${p.range.end.character + 1} ${p.severity} ${p.code}`);
+      const actual = report.problems.map(
+        (p: { code: string; severity: string; range: { start: { line: number; character: number }; end: { line: number; character: number } } }) =>
+          `${p.range.start.line + 1}:${p.range.start.character + 1}-${p.range.end.line + 1}:${p.range.end.character + 1} ${p.severity} ${p.code}`,
+      );
       assert.deepEqual(actual, c.expected);
       assert.equal(result.code, c.expected.some((line) => line.includes(' error ')) ? 1 : 0);
     });
@@ -118,13 +120,23 @@ describe('audit --format sarif', () => {
     assert.equal(sarif.version, '2.1.0');
     const run = sarif.runs[0];
     assert.equal(run.tool.driver.name, '10xgraph');
-    assert.deepEqual(run.tool.driver.rules.map((r: { id: string }) => r.id), Object.keys(RULES));
+    assert.deepEqual(
+      run.tool.driver.rules.map((r: { id: string }) => r.id),
+      Object.keys(RULES),
+    );
     const text = readFileSync(file, 'utf8');
     const problems = auditConfig(text);
     assert.equal(run.results.length, problems.length);
     const unknown = run.results.find((r: { ruleId: string }) => r.ruleId === 'unknown-field');
     assert.equal(unknown.level, 'error');
-    assert.deepEqual(unknown.locations[0].physicalLocation.region, { startLine: 4, startColumn: 103, endLine: 4, endColumn: 111, charOffset: problems.find((p) => p.code === 'unknown-field')!.offset, charLength: 8 });
+    assert.deepEqual(unknown.locations[0].physicalLocation.region, {
+      startLine: 4,
+      startColumn: 103,
+      endLine: 4,
+      endColumn: 111,
+      charOffset: problems.find((p) => p.code === 'unknown-field')!.offset,
+      charLength: 8,
+    });
     assert.equal(run.results.find((r: { ruleId: string }) => r.ruleId === 'vague-description').level, 'note');
     assert.equal(run.results.find((r: { ruleId: string }) => r.ruleId === 'invalid-tool-name').level, 'warning');
     assert.equal(run.tool.driver.rules[unknown.ruleIndex].id, 'unknown-field');
@@ -135,7 +147,10 @@ describe('audit --format sarif', () => {
 describe('audit --fix', () => {
   test('applies every safe fix, writes the file and reports what is left', async () => {
     const file = join(temp, 'fix.json');
-    writeFileSync(file, '{\n  // old\n  "agent": "graph:app",\n  "remote_tools": {"node": "TOOL", "name": "a", "name": "a", "desc": "Read the clipboard text.", "parameters": {}},\n}\n');
+    writeFileSync(
+      file,
+      '{\n  // old\n  "agent": "graph:app",\n  "remote_tools": {"node": "TOOL", "name": "a", "name": "a", "desc": "Read the clipboard text.", "parameters": {}},\n}\n',
+    );
     const result = await runCli(['audit', file, '--no-graph', '--fix']);
     const fixed = readFileSync(file, 'utf8');
     assert.doesNotThrow(() => JSON.parse(fixed));
@@ -163,12 +178,36 @@ describe('audit cannot run: exit 2 with a clear reason', () => {
   const cases: Array<[string, () => string[], RegExp]> = [
     ['a missing file', () => ['audit', join(temp, 'nope.json')], /nope\.json: no such file\./],
     ['a directory', () => ['audit', temp], /is a directory: give the path of a 10xgraph\.json file\./],
-    ['a binary file', () => { const f = join(temp, 'bin.json'); writeFileSync(f, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0xff, 0xfe])); return ['audit', f]; }, /is a binary file, not JSON text\./],
-    ['invalid UTF-8', () => { const f = join(temp, 'latin1.json'); writeFileSync(f, Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d])); return ['audit', f]; }, /is not UTF-8 text\./],
+    [
+      'a binary file',
+      () => {
+        const f = join(temp, 'bin.json');
+        writeFileSync(f, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0xff, 0xfe]));
+        return ['audit', f];
+      },
+      /is a binary file, not JSON text\./,
+    ],
+    [
+      'invalid UTF-8',
+      () => {
+        const f = join(temp, 'latin1.json');
+        writeFileSync(f, Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x7d]));
+        return ['audit', f];
+      },
+      /is not UTF-8 text\./,
+    ],
     ['an unknown option', () => ['audit', '--frobnicate'], /unknown option '--frobnicate'/],
     ['a bad format', () => ['audit', '--format', 'xml'], /--format must be text, json or sarif, not 'xml'/],
     ['both graph options', () => ['audit', '--no-graph', '--graph-url', 'http://127.0.0.1:9'], /cannot be used together/],
-    ['a file over the size limit', () => { const f = join(temp, 'big.json'); writeFileSync(f, Buffer.alloc(65 * 1024 * 1024, 0x20)); return ['audit', f]; }, /is 65\.0 MB, over the 64 MB limit/],
+    [
+      'a file over the size limit',
+      () => {
+        const f = join(temp, 'big.json');
+        writeFileSync(f, Buffer.alloc(65 * 1024 * 1024, 0x20));
+        return ['audit', f];
+      },
+      /is 65\.0 MB, over the 64 MB limit/,
+    ],
   ];
   for (const [what, args, message] of cases) {
     test(what, async () => {
@@ -187,7 +226,10 @@ describe('audit on hostile files', () => {
     writeFileSync(f, '\u0000{"agent": "graph:app"}');
     const result = await runCli(['audit', f, '--no-graph', '--format', 'json']);
     assert.equal(result.code, 1, result.stderr);
-    assert.deepEqual(JSON.parse(result.stdout).problems.map((p: { code: string }) => p.code), ['invalid-json']);
+    assert.deepEqual(
+      JSON.parse(result.stdout).problems.map((p: { code: string }) => p.code),
+      ['invalid-json'],
+    );
   });
 
   test('50 MB of JSON is audited, not refused, and not hung', async () => {
@@ -221,7 +263,10 @@ describe('audit --graph-url against a real loopback server', () => {
     const result = await runCli(['audit', join(CORPUS_DIR, 'node-not-found.json'), '--graph-url', server.url, '--format', 'json']);
     const report = JSON.parse(result.stdout);
     assert.equal(report.graph, 'url');
-    assert.deepEqual(report.problems.map((p: { code: string }) => p.code), ['node-not-found']);
+    assert.deepEqual(
+      report.problems.map((p: { code: string }) => p.code),
+      ['node-not-found'],
+    );
     assert.deepEqual(report.problems[0].range, { start: { line: 3, character: 14 }, end: { line: 3, character: 21 } });
     assert.equal(result.code, 1);
   });

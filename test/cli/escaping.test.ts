@@ -32,10 +32,14 @@ describe('escapeControl', () => {
 });
 
 function config(node: string): string {
-  return JSON.stringify({
-    agent: 'graph:app',
-    remote_tools: [{ node, name: EVIL, description: 'Read the clipboard text of the user.', parameters: { type: 'object', properties: {} } }],
-  }, null, 2);
+  return JSON.stringify(
+    {
+      agent: 'graph:app',
+      remote_tools: [{ node, name: EVIL, description: 'Read the clipboard text of the user.', parameters: { type: 'object', properties: {} } }],
+    },
+    null,
+    2,
+  );
 }
 
 describe('audit', () => {
@@ -80,16 +84,19 @@ describe('api start-up', () => {
     const dir = mkdtempSync(join(temp, 'api-'));
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     const node = 'T\u001b[2J\n::error file=x::forged';
-    writeFileSync(join(dir, 'graph.ts'), [
-      "import { END, ModelNode, ScriptedModel, StateGraph, ToolNode } from '10xgraph';",
-      'export const app = new StateGraph()',
-      "  .addNode('agent', new ModelNode(new ScriptedModel({ reply: () => 'hi' })))",
-      `  .addNode(${JSON.stringify(node)}, new ToolNode([]))`,
-      "  .setEntryPoint('agent')",
-      "  .addEdge('agent', END)",
-      '  .compile();',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'graph.ts'),
+      [
+        "import { END, ModelNode, ScriptedModel, StateGraph, ToolNode } from '10xgraph';",
+        'export const app = new StateGraph()',
+        "  .addNode('agent', new ModelNode(new ScriptedModel({ reply: () => 'hi' })))",
+        `  .addNode(${JSON.stringify(node)}, new ToolNode([]))`,
+        "  .setEntryPoint('agent')",
+        "  .addEdge('agent', END)",
+        '  .compile();',
+        '',
+      ].join('\n'),
+    );
     writeFileSync(join(dir, '10xgraph.json'), config(node));
     const child = spawn(process.execPath, [CLI, 'api', '--port', '0', '--db', ':memory:'], { cwd: dir, env: { ...process.env, TENXGRAPH_TOKEN: '' } });
     let stdout = '';

@@ -40,7 +40,11 @@ test('edits that reuse an $id: the language server says what audit says, version
       writeFileSync(file, text);
       const audit = JSON.parse((await runCli(['audit', file, '--no-graph', '--format', 'json'])).stdout);
       const fromAudit = audit.problems.map((p: { code: string; message: string; range: unknown }) => [p.code, p.message, p.range]);
-      assert.deepEqual(published.map((d) => [d.code, d.message, d.range]), fromAudit, text);
+      assert.deepEqual(
+        published.map((d) => [d.code, d.message, d.range]),
+        fromAudit,
+        text,
+      );
     }
   } finally {
     await client.stop();

@@ -31,7 +31,10 @@ test('connected: the nodes, the age and version of the graph, the file tools the
   assert.equal(drawing.view.state, 'connected');
   assert.equal(drawing.view.url, URL);
   assert.deepEqual(drawing.view.nodes, ['agent', 'TOOL']);
-  assert.deepEqual(drawing.view.unattached.map((t) => t.name), ['get_<time>']);
+  assert.deepEqual(
+    drawing.view.unattached.map((t) => t.name),
+    ['get_<time>'],
+  );
   assert.match(drawing.header, /Live graph of <code>http:\/\/127\.0\.0\.1:8000<\/code>: 2 nodes, 1 edges, fetched 5 s ago \(10xgraph 0\.1\.0\)\./);
   assert.match(drawing.header, /Tools of <code>app\/10xgraph\.json<\/code> the server has not attached: <code>TOOL \/ get_&lt;time&gt;<\/code>/);
   assert.ok(!drawing.header.includes('<time>'), 'names are escaped');
@@ -55,7 +58,12 @@ test('disabled or untrusted: no graph, no picture, no claim about the file tools
     assert.equal(drawing.view.state, state);
     assert.deepEqual(drawing.view.nodes, []);
     assert.equal(drawing.svg, '');
-    assert.match(drawing.header, new RegExp(`class="state ${state}">${state === 'untrusted' ? 'This workspace is not trusted, so no server is contacted' : 'Live graph checks are off \\(10xgraph\\.server\\.enabled is false\\); turn the setting on'}`));
+    assert.match(
+      drawing.header,
+      new RegExp(
+        `class="state ${state}">${state === 'untrusted' ? 'This workspace is not trusted, so no server is contacted' : 'Live graph checks are off \\(10xgraph\\.server\\.enabled is false\\); turn the setting on'}`,
+      ),
+    );
     assert.ok(!drawing.header.includes('Tools of'), 'without a graph nothing is said of the tools');
   }
 });

@@ -8,7 +8,14 @@ const GRAPH: Graph = {
   toolsKnown: true,
   nodes: [
     { name: 'agent', kind: 'model_node' },
-    { name: 'TOOL', kind: 'tool_node', tools: [{ name: 'get_time', source: 'local' }, { name: 'read_clipboard', source: 'remote' }] },
+    {
+      name: 'TOOL',
+      kind: 'tool_node',
+      tools: [
+        { name: 'get_time', source: 'local' },
+        { name: 'read_clipboard', source: 'remote' },
+      ],
+    },
   ],
   edges: [
     { source: 'agent', target: 'TOOL' },
@@ -36,13 +43,19 @@ test('every node gets a box, the back edge of the cycle is drawn on the side, bo
 
 test('the file tools the server has not attached are the ones the rule set says so of', () => {
   const layout = layoutGraph(GRAPH, declaredTools(FILE, { graph: GRAPH }));
-  assert.deepEqual(layout.unattached.map((t) => t.name), ['get_user_location']);
+  assert.deepEqual(
+    layout.unattached.map((t) => t.name),
+    ['get_user_location'],
+  );
   const tool = layout.nodes.find((n) => n.name === 'TOOL')!;
-  assert.deepEqual(tool.tools.map((t) => [t.name, t.status, t.inFile]), [
-    ['get_time', 'local', false],
-    ['read_clipboard', 'remote', true],
-    ['get_user_location', 'missing', true],
-  ]);
+  assert.deepEqual(
+    tool.tools.map((t) => [t.name, t.status, t.inFile]),
+    [
+      ['get_time', 'local', false],
+      ['read_clipboard', 'remote', true],
+      ['get_user_location', 'missing', true],
+    ],
+  );
 });
 
 test('the SVG escapes names and is the same for the same input', () => {

@@ -10,7 +10,31 @@ test('the corpus has valid files, one file per problem code and mixed files', ()
   assert.ok(names.filter((n) => n.startsWith('valid-')).length >= 3);
   assert.ok(names.filter((n) => n.startsWith('mixed-')).length >= 2);
   const codes = new Set(corpus.flatMap((c) => c.expected.map((line) => line.split(' ')[2])));
-  for (const code of ['invalid-json', 'root-not-object', 'agent-missing', 'agent-invalid', 'remote-tools-not-list', 'tool-not-object', 'unknown-field', 'missing-field', 'not-a-string', 'blank-field', 'duplicate-name', 'parameters-not-object', 'parameters-type-not-object', 'properties-not-object', 'required-not-string-list', 'node-not-found', 'node-not-tool-node', 'name-conflicts-with-server-tool', 'duplicate-key', 'required-not-in-properties', 'invalid-tool-name', 'invalid-property-schema', 'vague-description']) {
+  for (const code of [
+    'invalid-json',
+    'root-not-object',
+    'agent-missing',
+    'agent-invalid',
+    'remote-tools-not-list',
+    'tool-not-object',
+    'unknown-field',
+    'missing-field',
+    'not-a-string',
+    'blank-field',
+    'duplicate-name',
+    'parameters-not-object',
+    'parameters-type-not-object',
+    'properties-not-object',
+    'required-not-string-list',
+    'node-not-found',
+    'node-not-tool-node',
+    'name-conflicts-with-server-tool',
+    'duplicate-key',
+    'required-not-in-properties',
+    'invalid-tool-name',
+    'invalid-property-schema',
+    'vague-description',
+  ]) {
     assert.ok(codes.has(code), `no corpus file expects ${code}`);
   }
 });

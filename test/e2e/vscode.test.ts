@@ -89,10 +89,14 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
 
     test('opening a broken 10xgraph.json shows our diagnostics, with their codes, in the Problems panel', async () => {
       await workbench.openFile('10xgraph.json');
-      const rows = await workbench.waitForProblems('node-not-found and missing-field from 10xgraph', (r) =>
-        r.some((row) => row.includes('node-not-found') && row.includes('10xgraph')) && r.some((row) => row.includes('missing-field')),
+      const rows = await workbench.waitForProblems(
+        'node-not-found and missing-field from 10xgraph',
+        (r) => r.some((row) => row.includes('node-not-found') && row.includes('10xgraph')) && r.some((row) => row.includes('missing-field')),
       );
-      assert.ok(rows.some((row) => /10xgraph\s*\(?node-not-found/.test(row)), `the source and code are shown: ${rows.join(' | ')}`);
+      assert.ok(
+        rows.some((row) => /10xgraph\s*\(?node-not-found/.test(row)),
+        `the source and code are shown: ${rows.join(' | ')}`,
+      );
       await workbench.page.locator('.squiggly-error').first().waitFor({ state: 'visible' });
       await workbench.screenshot('01-diagnostics');
     });
@@ -125,10 +129,14 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
       const node = positionOf(fixture, `"node": "${toolNodes[0]}"`, '"node": "'.length);
       await workbench.goTo(node.line, node.column);
       await workbench.page.keyboard.press('Control+Space');
-      const labels = await poll(`completion to offer ${toolNodes.join(', ')}`, async () => {
-        const rows = await workbench.page.locator('.suggest-widget .monaco-list-row .label-name').allInnerTexts();
-        return toolNodes.every((name) => rows.includes(name)) ? rows : undefined;
-      }, 20_000);
+      const labels = await poll(
+        `completion to offer ${toolNodes.join(', ')}`,
+        async () => {
+          const rows = await workbench.page.locator('.suggest-widget .monaco-list-row .label-name').allInnerTexts();
+          return toolNodes.every((name) => rows.includes(name)) ? rows : undefined;
+        },
+        20_000,
+      );
       assert.ok(labels.length > 0);
       await workbench.screenshot('04-completion');
       await workbench.page.keyboard.press('Escape');
@@ -158,15 +166,19 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
     test('Open Graph draws the live graph: its nodes, and the ToolNode with its tools', async () => {
       await workbench.runCommand('10xgraph: Open Graph');
       const webview = workbench.webview();
-      const drawn = await poll('the graph view to draw every node', async () => {
-        const names = await webview.locator('svg.graph g[data-node]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-node')));
-        return nodeNames.every((name) => names.includes(name)) ? names : undefined;
-      }, 30_000);
+      const drawn = await poll(
+        'the graph view to draw every node',
+        async () => {
+          const names = await webview.locator('svg.graph g[data-node]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-node')));
+          return nodeNames.every((name) => names.includes(name)) ? names : undefined;
+        },
+        30_000,
+      );
       assert.deepEqual(drawn.filter((name) => nodeNames.includes(name!)).sort(), [...nodeNames].sort());
       const toolNode = webview.locator(`svg.graph g[data-node="${toolNodes[0]}"]`);
       assert.match((await toolNode.locator('text.kind').textContent()) ?? '', /ToolNode/);
       assert.ok((await toolNode.locator('text.tool.remote').count()) > 0, 'the attached remote tools are listed');
-      assert.match((await webview.locator('#header').innerText()), /Live graph of/);
+      assert.match(await webview.locator('#header').innerText(), /Live graph of/);
       const view = await harness.run<{ state: string; nodes: string[] }>('graphView');
       assert.equal(view.state, 'connected');
       assert.deepEqual([...view.nodes].sort(), [...nodeNames].sort());
@@ -198,10 +210,14 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
       await workbench.goTo(node.line, node.column);
       await workbench.runCommand('Go to Definition');
       await workbench.page.locator('.tabs-container .tab.active', { hasText: 'graph.ts' }).waitFor({ timeout: 20_000 });
-      const active = await poll('the cursor in graph.ts', async () => {
-        const at = await harness.run<{ file: string; line: number; text: string } | null>('activeEditor');
-        return at?.file === 'project/graph.ts' ? at : undefined;
-      }, 20_000);
+      const active = await poll(
+        'the cursor in graph.ts',
+        async () => {
+          const at = await harness.run<{ file: string; line: number; text: string } | null>('activeEditor');
+          return at?.file === 'project/graph.ts' ? at : undefined;
+        },
+        20_000,
+      );
       assert.match(active.text, new RegExp(`\\.addNode\\('${toolNodes[0]}'`));
       await workbench.screenshot('10-go-to-definition');
     });
@@ -218,10 +234,14 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
       await input.fill('copy_text');
       await workbench.screenshot('11-rename-input');
       await workbench.page.keyboard.press('Enter');
-      const client = await poll('client.ts to register copy_text', async () => {
-        const result = await harness.run<{ text: string; dirty: boolean }>('documentText', { file: 'project/client.ts' });
-        return result.text.includes("registerToolHandler('copy_text'") ? result : undefined;
-      }, 20_000);
+      const client = await poll(
+        'client.ts to register copy_text',
+        async () => {
+          const result = await harness.run<{ text: string; dirty: boolean }>('documentText', { file: 'project/client.ts' });
+          return result.text.includes("registerToolHandler('copy_text'") ? result : undefined;
+        },
+        20_000,
+      );
       assert.ok(!client.text.includes('copy_selection'), 'no copy_selection is left in client.ts');
       const config = await harness.run<{ text: string }>('documentText', { file: 'project/10xgraph.json' });
       assert.match(config.text, /"name": "copy_text"/);
@@ -249,7 +269,10 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
       await workbench.answerInput({ value: token, password: true });
       await workbench.waitForStatus(new RegExp(`10xgraph: ${nodeNames.length} nodes?$`));
       const sent = quickstart.requests.slice(before);
-      assert.ok(sent.some((request) => /^GET \/v1\/graph.* \(with a token\)$/.test(request)), `the graph was fetched with the token: ${sent.join(', ')}`);
+      assert.ok(
+        sent.some((request) => /^GET \/v1\/graph.* \(with a token\)$/.test(request)),
+        `the graph was fetched with the token: ${sent.join(', ')}`,
+      );
       await workbench.screenshot('09-server-token');
     });
 
@@ -308,7 +331,11 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
       assert.equal(state.status?.state, 'untrusted');
 
       await workbench.runCommand('10xgraph: Open Graph');
-      await poll('the graph view to say the workspace is not trusted', async () => ((await workbench.webview().locator('#header').innerText()).includes('not trusted') ? true : undefined), 20_000);
+      await poll(
+        'the graph view to say the workspace is not trusted',
+        async () => ((await workbench.webview().locator('#header').innerText()).includes('not trusted') ? true : undefined),
+        20_000,
+      );
       await workbench.screenshot('07-untrusted-graph');
       await harness.run('audit', { file: 'audit/10xgraph.json', codes: ['agent-missing'] });
       assert.deepEqual(counted.requests, [], 'no request reached the server');

@@ -40,7 +40,7 @@ describe('what the scan finds', () => {
   test('compiled graphs, exported directly or in a list; not in comments, strings or templates', async () => {
     const dir = folder('kinds', {
       'graph.ts': GRAPH,
-      'listed.ts': "const built = g.compile();\nconst helper = 1;\nexport { built as agent, helper, type Shape };\n",
+      'listed.ts': 'const built = g.compile();\nconst helper = 1;\nexport { built as agent, helper, type Shape };\n',
       'decoys.ts': [
         '// export const commented = g.compile();',
         '/* export const blocked = g.compile(); */',
@@ -84,7 +84,10 @@ describe('crafted modules beside a config', () => {
     const dir = folder('many', files);
     const modules = await readAgentModules(dir);
     assert.equal(modules.length, 200);
-    assert.ok(modules.some((m) => m.module === 'graph' && m.graphExports === 1), 'graph.ts is read first');
+    assert.ok(
+      modules.some((m) => m.module === 'graph' && m.graphExports === 1),
+      'graph.ts is read first',
+    );
     const read = modules.filter((m) => m.graphExports > 0).length;
     assert.ok(read > 1 && read <= 22, `${read} modules read for exports within the 2 MiB budget`);
     assert.deepEqual(findAgentCandidates(dir).length, read, 'audit reads the same');

@@ -92,7 +92,10 @@ function checkAnswer(req: FuzzRequest, answer: RawAnswer): void {
     return;
   }
   if (streamed) {
-    const lines = answer.body.toString('utf8').split('\n').filter((l) => l.trim() !== '');
+    const lines = answer.body
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     const chunks = lines.map((line) => JSON.parse(line) as { event: string; data: any });
     assert.equal(chunks[0]?.event, 'metadata', where);
     assert.equal(chunks[chunks.length - 1]?.event, 'end', where);
@@ -207,7 +210,12 @@ describe('10xgraph api under a fuzz storm', () => {
       { seed: SEED, numRuns: HTTP_RUNS, endOnFailure: false },
     );
     assert.ok(server.alive, 'the server died');
-    console.log(`apiFuzz http: statuses ${[...counts].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}`);
+    console.log(
+      `apiFuzz http: statuses ${[...counts]
+        .sort((a, b) => a[0] - b[0])
+        .map(([s, n]) => `${s}×${n}`)
+        .join(' ')}`,
+    );
     for (const status of [200, 400, 401, 404, 405, 413, 415, 422]) assert.ok(counts.has(status), `no request answered ${status}: the generators miss a class`);
   });
 
@@ -246,7 +254,11 @@ describe('10xgraph api under a fuzz storm', () => {
           if (frame.kind !== 'ping' && frameId(frame) === null) expectNullEnds++;
         }
         if (ended) return;
-        await pollUntil(() => frames.every((f) => f.kind === 'ping' || f.kind === 'binary' || frameId(f) === null || probe.ends(frameId(f)) === 1) && probe.ends(null) >= expectNullEnds, 'an end chunk for every frame', 10_000);
+        await pollUntil(
+          () => frames.every((f) => f.kind === 'ping' || f.kind === 'binary' || frameId(f) === null || probe.ends(frameId(f)) === 1) && probe.ends(null) >= expectNullEnds,
+          'an end chunk for every frame',
+          10_000,
+        );
         assert.equal(probe.ends(null), expectNullEnds, 'one end per frame without an id');
         for (const frame of frames) checkFrameAnswer(frame, probe);
         for (const chunk of probe.chunks) assert.ok(['metadata', 'message', 'remote_tool_calls', 'error', 'end'].includes(chunk.event), `unknown chunk ${chunk.event}`);
@@ -256,7 +268,9 @@ describe('10xgraph api under a fuzz storm', () => {
       { seed: SEED, numRuns: WS_RUNS, endOnFailure: false },
     );
     assert.ok(server.alive, 'the server died');
-    console.log(`apiFuzz ws: ${WS_RUNS} sequences, ${seen.frames} frames, ${seen.refused} upgrades refused, ${seen.oversized} frames too large, ${seen.closedMidRun} closes mid-run`);
+    console.log(
+      `apiFuzz ws: ${WS_RUNS} sequences, ${seen.frames} frames, ${seen.refused} upgrades refused, ${seen.oversized} frames too large, ${seen.closedMidRun} closes mid-run`,
+    );
   });
 
   test('the well-behaved client finished every loop during the storm; the server logged no failure; every thread is consistent', async () => {
@@ -319,15 +333,20 @@ function checkFrameAnswer(frame: FuzzFrame, probe: WsProbe): void {
   const end = mine[mine.length - 1];
   assert.equal(end?.event, 'end', `frame ${id}: the last chunk is not its end`);
   const errors = mine.filter((c) => c.event === 'error');
-  for (const error of errors) assert.ok(CODE.test(error.data.code) && typeof error.data.message === 'string' && error.data.message.length > 0, `frame ${id}: a malformed error chunk`);
+  for (const error of errors)
+    assert.ok(CODE.test(error.data.code) && typeof error.data.message === 'string' && error.data.message.length > 0, `frame ${id}: a malformed error chunk`);
   if (end.data.status === 'error') assert.equal(errors.length, 1, `frame ${id}: an error end without one error chunk`);
   else assert.equal(errors.length, 0);
   if (frame.kind === 'valid') {
     assert.equal(end.data.status, 'waiting', `frame ${id}: ${JSON.stringify(mine)}`);
-    assert.deepEqual(mine.map((c) => c.event), ['metadata', 'message', 'message', 'remote_tool_calls', 'end']);
+    assert.deepEqual(
+      mine.map((c) => c.event),
+      ['metadata', 'message', 'message', 'remote_tool_calls', 'end'],
+    );
   }
   if (frame.kind === 'unknown-call') assert.equal(errors[0]?.data.code, 'unknown_call_id');
-  if (frame.kind === 'invalid' && end.data.status === 'error' && mine.length === 2) assert.ok(['invalid_json', 'invalid_request', 'unknown_call_id', 'missing_tool_results'].includes(errors[0]!.data.code), `frame ${id}: ${errors[0]!.data.code}`);
+  if (frame.kind === 'invalid' && end.data.status === 'error' && mine.length === 2)
+    assert.ok(['invalid_json', 'invalid_request', 'unknown_call_id', 'missing_tool_results'].includes(errors[0]!.data.code), `frame ${id}: ${errors[0]!.data.code}`);
 }
 
 describe('known failures found by the fuzz (each fails until its bug is fixed)', () => {
@@ -346,7 +365,12 @@ describe('known failures found by the fuzz (each fails until its bug is fixed)',
       if (where === 'args') {
         body = `{"messages":[{"role":"user","content":[{"type":"tool_call","id":"c1","name":"lookup","args":${deep}}]}]}`;
       } else {
-        const first = await sendRaw(server.port, { method: 'POST', path: '/v1/graph/invoke', headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: [{ type: 'text', text: 'deep output' }] }], config: { thread_id: 'deep-output' } })) });
+        const first = await sendRaw(server.port, {
+          method: 'POST',
+          path: '/v1/graph/invoke',
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.from(JSON.stringify({ messages: [{ role: 'user', content: [{ type: 'text', text: 'deep output' }] }], config: { thread_id: 'deep-output' } })),
+        });
         const call = JSON.parse(first.body.toString()).data.pending_remote_calls[0].id as string;
         body = `{"messages":[{"role":"tool","content":[{"type":"tool_result","call_id":"${call}","output":${deep},"status":"completed"}]}],"config":{"thread_id":"deep-output"}}`;
       }
@@ -365,7 +389,11 @@ describe('known failures found by the fuzz (each fails until its bug is fixed)',
   });
 
   test('malformed HTTP gets the JSON error envelope too, not a bare 400 (no clientError handler in runtime/src/api/server.ts)', async () => {
-    const cases = ['FOO /ping HTTP/1.1\r\nHost: x\r\n\r\n', 'GET /ping HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', 'POST /v1/graph/invoke HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'];
+    const cases = [
+      'FOO /ping HTTP/1.1\r\nHost: x\r\n\r\n',
+      'GET /ping HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n',
+      'POST /v1/graph/invoke HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+    ];
     for (const request of cases) {
       const answer = parseRawAnswer(await exchangeRaw(server.port, request));
       assert.equal(answer.status, 400, `${JSON.stringify(request)} answered ${answer.status}`);
@@ -386,7 +414,10 @@ describe('known failures found by the fuzz (each fails until its bug is fixed)',
       // The server must still answer a ping afterwards.
       const ping = await sendRaw(victim.port, { method: 'GET', path: '/ping', headers: {} }).catch((error: unknown) => error as Error);
       if (ping instanceof Error) await pollUntil(() => !victim.alive, 'the process to end', 2000).catch(() => undefined);
-      assert.ok(!(ping instanceof Error) && ping.status === 200 && victim.alive, `one unauthenticated request killed the server (exit ${JSON.stringify(victim.exit)}): ${victim.stderr.split('\n').slice(-12).join('\n')}`);
+      assert.ok(
+        !(ping instanceof Error) && ping.status === 200 && victim.alive,
+        `one unauthenticated request killed the server (exit ${JSON.stringify(victim.exit)}): ${victim.stderr.split('\n').slice(-12).join('\n')}`,
+      );
       const answer = parseRawAnswer(raw);
       assert.ok(answer.status >= 400 && answer.status < 500, `answered ${answer.status}`);
     } finally {

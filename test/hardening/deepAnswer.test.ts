@@ -101,7 +101,10 @@ describe('the language server', () => {
     assert.match(status.error!, new RegExp(`\\(/v1/graph/tools nests deeper than ${MAX_ANSWER_DEPTH} levels\\)$`));
     const version = await client.change(uri, CONFIG.replace('Look up', 'Find'));
     const diagnostics = await client.pushed(uri, version);
-    assert.ok(diagnostics.some((d) => d.code === 'node-not-found'), 'still judged against the last good graph');
+    assert.ok(
+      diagnostics.some((d) => d.code === 'node-not-found'),
+      'still judged against the last good graph',
+    );
     await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 3 } });
     assert.ok(client.alive, client.stderr.slice(-1000));
   });

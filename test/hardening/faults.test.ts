@@ -155,7 +155,11 @@ class Chaos {
     }
     const status = kind === 'stored-call' ? 'waiting' : 'completed';
     const since = new Date().toISOString();
-    await pollUntil(() => this.db.scalar('SELECT thread_id FROM threads WHERE status = ? AND updated_at > ? LIMIT 1', status, since) as string | undefined, `a thread newly ${status}`, 20_000);
+    await pollUntil(
+      () => this.db.scalar('SELECT thread_id FROM threads WHERE status = ? AND updated_at > ? LIMIT 1', status, since) as string | undefined,
+      `a thread newly ${status}`,
+      20_000,
+    );
     return undefined;
   }
 
@@ -184,7 +188,11 @@ class Chaos {
       assert.deepEqual(ids.slice(0, previous.length), previous, `${when}: thread ${thread.threadId} lost stored messages`);
       this.seen.set(thread.threadId, ids);
     }
-    for (const id of this.seen.keys()) assert.ok(threads.some((t) => t.threadId === id), `${when}: thread ${id} disappeared`);
+    for (const id of this.seen.keys())
+      assert.ok(
+        threads.some((t) => t.threadId === id),
+        `${when}: thread ${id} disappeared`,
+      );
     return threads;
   }
 
@@ -195,7 +203,8 @@ class Chaos {
       const refusal = await postInvoke(this.server.url, { messages: [Message.text_message('probe: is this thread waiting?')], config: { thread_id: thread.threadId } });
       assert.equal(refusal.status, 400, `a new turn on waiting thread ${thread.threadId} was not refused: ${JSON.stringify(refusal.body)}`);
       assert.equal(refusal.body.error.code, 'missing_tool_results');
-      for (const call of thread.pending) assert.ok(refusal.body.error.message.includes(call.id), `the refusal does not name pending call ${call.id}: ${refusal.body.error.message}`);
+      for (const call of thread.pending)
+        assert.ok(refusal.body.error.message.includes(call.id), `the refusal does not name pending call ${call.id}: ${refusal.body.error.message}`);
     }
     const one = threads[0];
     if (one) {
@@ -406,9 +415,11 @@ describe('SIGKILL at random points of the remote-tool loop', () => {
     const running = workers.map((worker) => worker.run(() => stopping));
     // A worker that fails stops the run at once rather than after every kill.
     let failure: unknown;
-    const watched = running.map((p) => p.catch((error: unknown) => {
-      failure ??= error;
-    }));
+    const watched = running.map((p) =>
+      p.catch((error: unknown) => {
+        failure ??= error;
+      }),
+    );
     const started = Date.now();
     try {
       for (let k = 0; k < KILLS && failure === undefined; k++) await chaos.cycle();
@@ -419,7 +430,11 @@ describe('SIGKILL at random points of the remote-tool loop', () => {
     if (failure !== undefined) throw failure;
     const threads = db.threads();
     assert.deepEqual(threads.flatMap(threadProblems), []);
-    assert.deepEqual(threads.filter((t) => t.status !== 'completed').map((t) => t.threadId), [], 'every thread ends completed');
+    assert.deepEqual(
+      threads.filter((t) => t.status !== 'completed').map((t) => t.threadId),
+      [],
+      'every thread ends completed',
+    );
     assert.equal(threads.length, stats.conversations, 'one thread per conversation');
     assert.equal(server.starts, KILLS + 1);
     assert.doesNotMatch(server.allStderr, /failed|Error/, 'the server logged no failure');

@@ -38,15 +38,69 @@ const BEHAVIOURS: Behaviour[] = [
     handler: (_args, context) => new Promise((resolve) => context.signal.addEventListener('abort', () => setTimeout(() => resolve('too late'), 50))),
     error: /^Tool 'lookup' timed out after \d+ ms$/,
   },
-  { name: 'throws a string', handler: () => { throw 'the disk is full'; }, error: /^the disk is full$/ },
-  { name: 'throws an empty string', handler: () => { throw ''; }, error: /^Tool 'lookup' threw an empty string$/ },
-  { name: 'throws a number', handler: () => { throw 42; }, error: /^Tool 'lookup' threw a non-Error value: 42$/ },
-  { name: 'throws undefined', handler: () => { throw undefined; }, error: /^Tool 'lookup' threw undefined instead of an Error$/ },
-  { name: 'throws null', handler: () => { throw null; }, error: /^Tool 'lookup' threw null instead of an Error$/ },
-  { name: 'throws a plain object', handler: () => { throw { code: 7, detail: 'no such key' }; }, error: /^Tool 'lookup' threw a non-Error value: \{"code":7,"detail":"no such key"\}$/ },
-  { name: 'throws a symbol', handler: () => { throw Symbol('oops'); }, error: /^Tool 'lookup' threw a non-Error value: Symbol\(oops\)$/ },
-  { name: 'throws a circular object', handler: () => { throw circular(); }, error: /^Tool 'lookup' threw a non-Error value: \[object Object\]$/ },
-  { name: 'rejects with an Error without a message', handler: async () => { throw new Error(); }, error: /^Tool 'lookup' threw Error without a message$/ },
+  {
+    name: 'throws a string',
+    handler: () => {
+      throw 'the disk is full';
+    },
+    error: /^the disk is full$/,
+  },
+  {
+    name: 'throws an empty string',
+    handler: () => {
+      throw '';
+    },
+    error: /^Tool 'lookup' threw an empty string$/,
+  },
+  {
+    name: 'throws a number',
+    handler: () => {
+      throw 42;
+    },
+    error: /^Tool 'lookup' threw a non-Error value: 42$/,
+  },
+  {
+    name: 'throws undefined',
+    handler: () => {
+      throw undefined;
+    },
+    error: /^Tool 'lookup' threw undefined instead of an Error$/,
+  },
+  {
+    name: 'throws null',
+    handler: () => {
+      throw null;
+    },
+    error: /^Tool 'lookup' threw null instead of an Error$/,
+  },
+  {
+    name: 'throws a plain object',
+    handler: () => {
+      throw { code: 7, detail: 'no such key' };
+    },
+    error: /^Tool 'lookup' threw a non-Error value: \{"code":7,"detail":"no such key"\}$/,
+  },
+  {
+    name: 'throws a symbol',
+    handler: () => {
+      throw Symbol('oops');
+    },
+    error: /^Tool 'lookup' threw a non-Error value: Symbol\(oops\)$/,
+  },
+  {
+    name: 'throws a circular object',
+    handler: () => {
+      throw circular();
+    },
+    error: /^Tool 'lookup' threw a non-Error value: \[object Object\]$/,
+  },
+  {
+    name: 'rejects with an Error without a message',
+    handler: async () => {
+      throw new Error();
+    },
+    error: /^Tool 'lookup' threw Error without a message$/,
+  },
   { name: 'rejects later with a string', handler: () => new Promise((_, reject) => setTimeout(() => reject('late refusal'), 20)), error: /^late refusal$/ },
   { name: 'returns a function', handler: () => () => 1, error: /^Tool 'lookup' returned a result that is not JSON-serialisable \(the result is a function\)/ },
   { name: 'returns a bigint', handler: () => 10n, error: /not JSON-serialisable \(the result is a bigint\)/ },
@@ -54,8 +108,24 @@ const BEHAVIOURS: Behaviour[] = [
   { name: 'returns a circular object', handler: () => circular(), error: /not JSON-serialisable \(it contains a circular reference\)/ },
   { name: 'returns NaN inside an object', handler: () => ({ total: NaN }), error: /not JSON-serialisable \(property 'total' is NaN\)/ },
   { name: 'returns a nested function', handler: () => ({ ok: true, later: { run: () => 1 } }), error: /not JSON-serialisable \(property 'run' is a function\)/ },
-  { name: 'returns an object whose toJSON throws', handler: () => ({ toJSON() { throw new Error('toJSON exploded'); } }), error: /not JSON-serialisable \(toJSON exploded\)/ },
-  { name: 'returns an object whose getter throws', handler: () => ({ get secret() { throw new Error('getter exploded'); } }), error: /not JSON-serialisable \(getter exploded\)/ },
+  {
+    name: 'returns an object whose toJSON throws',
+    handler: () => ({
+      toJSON() {
+        throw new Error('toJSON exploded');
+      },
+    }),
+    error: /not JSON-serialisable \(toJSON exploded\)/,
+  },
+  {
+    name: 'returns an object whose getter throws',
+    handler: () => ({
+      get secret() {
+        throw new Error('getter exploded');
+      },
+    }),
+    error: /not JSON-serialisable \(getter exploded\)/,
+  },
 ];
 
 /**
@@ -87,7 +157,10 @@ async function runLoop(client: TenxGraphClient, transport: 'invoke' | 'http' | '
     if (chunk.event === 'error') assert.fail(`error chunk: ${JSON.stringify(chunk.data)}`);
     if (chunk.event === 'end') ends.push(chunk);
   }
-  assert.deepEqual(ends.map((c) => c.event === 'end' && c.data.status), ['waiting', 'completed']);
+  assert.deepEqual(
+    ends.map((c) => c.event === 'end' && c.data.status),
+    ['waiting', 'completed'],
+  );
   return messages;
 }
 
@@ -119,7 +192,11 @@ describe('hostile tool handlers, end to end against 10xgraph api', () => {
         // order, not a duration: a loaded machine cannot make it fail.
         const firstTimeOut = events.indexOf('abort');
         assert.ok(firstTimeOut > 0, `no handler timed out: ${events.join(' ')}`);
-        assert.equal(events.slice(0, firstTimeOut).filter((event) => event === 'start').length, BEHAVIOURS.length, `handlers started before the first time-out: ${events.join(' ')}`);
+        assert.equal(
+          events.slice(0, firstTimeOut).filter((event) => event === 'start').length,
+          BEHAVIOURS.length,
+          `handlers started before the first time-out: ${events.join(' ')}`,
+        );
         const answer = messages[messages.length - 1]!;
         assert.equal(answer.role, 'assistant');
         const stored = db.thread(threadId)!;
@@ -152,7 +229,11 @@ describe('hostile tool handlers, end to end against 10xgraph api', () => {
     const trap: Behaviour = {
       name: 'throws an object whose message getter throws',
       handler: () => {
-        throw { get message(): string { throw new Error('message getter exploded'); } };
+        throw {
+          get message(): string {
+            throw new Error('message getter exploded');
+          },
+        };
       },
       error: /.+/,
     };

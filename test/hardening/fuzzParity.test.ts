@@ -65,7 +65,9 @@ const errorLines = (text: string, problems: Problem[]) => {
 };
 
 /** Start-up in-process: the problems it started with, or the refusal it threw. */
-async function startUp(folder: string): Promise<{ started: true; problems: Problem[]; warningLines: string[]; attached: Map<string, number> } | { started: false; exitCode: 1 | 2; lines: string[] }> {
+async function startUp(
+  folder: string,
+): Promise<{ started: true; problems: Problem[]; warningLines: string[]; attached: Map<string, number> } | { started: false; exitCode: 1 | 2; lines: string[] }> {
   try {
     const prepared = await prepareAgent(join(folder, CONFIG), CONFIG);
     return { started: true, problems: prepared.problems, warningLines: prepared.warningLines, attached: prepared.attached };
@@ -85,9 +87,13 @@ function assertStartUpParity(text: string, outcome: Awaited<ReturnType<typeof st
       assert.ok(outcome.started, `start-up refused a config without errors: ${outcome.started ? '' : outcome.lines.join(' | ')}`);
       assert.deepStrictEqual(outcome.problems, judged, 'start-up judged the config differently from the rule set');
       const lines = new LineIndex(text);
-      assert.deepStrictEqual(outcome.warningLines, judged.filter((p) => p.severity === 'warning').map((p) => formatProblemLine(CONFIG, lines, p)));
+      assert.deepStrictEqual(
+        outcome.warningLines,
+        judged.filter((p) => p.severity === 'warning').map((p) => formatProblemLine(CONFIG, lines, p)),
+      );
       const counts = new Map<string, number>();
-      for (const tool of (strictParse(text) as { value: { remote_tools?: Array<{ node: string }> } }).value.remote_tools ?? []) counts.set(tool.node, (counts.get(tool.node) ?? 0) + 1);
+      for (const tool of (strictParse(text) as { value: { remote_tools?: Array<{ node: string }> } }).value.remote_tools ?? [])
+        counts.set(tool.node, (counts.get(tool.node) ?? 0) + 1);
       assert.deepStrictEqual(outcome.attached, counts, 'start-up attached other tools than the config lists');
     } else {
       assert.ok(!outcome.started, `start-up started despite errors: ${expectedErrors.join(' | ')}`);
@@ -178,7 +184,9 @@ describe('parity of the rule set, the language server and api start-up', () => {
         // The errors judged on the live graph are those judged on the loaded graph.
         const lines = new LineIndex(text);
         const liveErrors = diagnostics.filter((d) => d.severity === 1).map((d) => [d.code, d.range, d.message]);
-        const loadedErrors = auditConfig(text, { graph: CORPUS_GRAPH }).filter((p) => p.severity === 'error').map((p) => [p.code, rangeOf(lines, p.offset, p.length), p.message]);
+        const loadedErrors = auditConfig(text, { graph: CORPUS_GRAPH })
+          .filter((p) => p.severity === 'error')
+          .map((p) => [p.code, rangeOf(lines, p.offset, p.length), p.message]);
         assert.deepStrictEqual(liveErrors, loadedErrors, 'the editor and start-up see different errors');
 
         writeFileSync(join(folder.dir, CONFIG), text);
@@ -225,39 +233,48 @@ describe('parity of the rule set, the language server and api start-up', () => {
   test('the real CLI: api refuses or starts, and audit prints the rule set problems', async () => {
     await checkProperty(
       'cli parity',
-      fc.asyncProperty(fc.oneof(configTextArb, fc.tuple(validConfigArb, layoutArb).map(([m, l]) => serialize(m, l))), async (written) => {
-        writeFileSync(join(folder.dir, CONFIG), written);
-        const text = asOnDisk(written);
-        const judged = auditConfig(text, { graph: CORPUS_GRAPH });
-        const expectedErrors = errorLines(text, judged);
-        const agent = agentOf(text);
-        const loadable = typeof agent === 'string' && LOADABLE_AGENTS.has(agent);
+      fc.asyncProperty(
+        fc.oneof(
+          configTextArb,
+          fc.tuple(validConfigArb, layoutArb).map(([m, l]) => serialize(m, l)),
+        ),
+        async (written) => {
+          writeFileSync(join(folder.dir, CONFIG), written);
+          const text = asOnDisk(written);
+          const judged = auditConfig(text, { graph: CORPUS_GRAPH });
+          const expectedErrors = errorLines(text, judged);
+          const agent = agentOf(text);
+          const loadable = typeof agent === 'string' && LOADABLE_AGENTS.has(agent);
 
-        const audit = await runCli(folder.dir, ['audit', CONFIG, '--format', 'json'], () => false);
-        if (loadable) {
-          const lines = new LineIndex(text);
-          assert.equal(audit.code, expectedErrors.length ? 1 : 0, audit.stderr);
-          const report = JSON.parse(audit.stdout) as { graph: string; problems: unknown[] };
-          assert.equal(report.graph, 'loaded');
-          assert.deepStrictEqual(report.problems, judged.map((p) => ({ code: p.code, severity: p.severity, message: p.message, range: rangeOf(lines, p.offset, p.length) })));
-        }
+          const audit = await runCli(folder.dir, ['audit', CONFIG, '--format', 'json'], () => false);
+          if (loadable) {
+            const lines = new LineIndex(text);
+            assert.equal(audit.code, expectedErrors.length ? 1 : 0, audit.stderr);
+            const report = JSON.parse(audit.stdout) as { graph: string; problems: unknown[] };
+            assert.equal(report.graph, 'loaded');
+            assert.deepStrictEqual(
+              report.problems,
+              judged.map((p) => ({ code: p.code, severity: p.severity, message: p.message, range: rangeOf(lines, p.offset, p.length) })),
+            );
+          }
 
-        const api = await runCli(folder.dir, ['api', '--config', CONFIG, '--port', '0', '--db', ':memory:'], (out) => /Listening on http:\/\/127\.0\.0\.1:\d+/.test(out));
-        if (loadable && expectedErrors.length === 0) {
-          assert.equal(api.listened, true, `api did not start: ${api.stderr}`);
-          // A clean stop on that SIGTERM is the last test's concern; here only the start counts.
-          assert.ok(api.code === 0 || api.signal === 'SIGTERM', `api exited ${api.code}: ${api.stderr}`);
-          const toolCount = (strictParse(text) as { value: { remote_tools?: unknown[] } }).value.remote_tools?.length ?? 0;
-          assert.match(api.stdout, new RegExp(`Attached ${toolCount} configured remote tools`));
-        } else if (loadable) {
-          assert.equal(api.listened, false);
-          assert.equal(api.code, 1, api.stderr);
-          assert.deepStrictEqual(api.stderr.trimEnd().split('\n'), [...expectedErrors, '10xgraph api: not started: fix the errors above and start again.']);
-        } else {
-          assert.equal(api.listened, false);
-          assert.ok(api.code === 1 || api.code === 2, `api exited ${api.code}`);
-        }
-      }),
+          const api = await runCli(folder.dir, ['api', '--config', CONFIG, '--port', '0', '--db', ':memory:'], (out) => /Listening on http:\/\/127\.0\.0\.1:\d+/.test(out));
+          if (loadable && expectedErrors.length === 0) {
+            assert.equal(api.listened, true, `api did not start: ${api.stderr}`);
+            // A clean stop on that SIGTERM is the last test's concern; here only the start counts.
+            assert.ok(api.code === 0 || api.signal === 'SIGTERM', `api exited ${api.code}: ${api.stderr}`);
+            const toolCount = (strictParse(text) as { value: { remote_tools?: unknown[] } }).value.remote_tools?.length ?? 0;
+            assert.match(api.stdout, new RegExp(`Attached ${toolCount} configured remote tools`));
+          } else if (loadable) {
+            assert.equal(api.listened, false);
+            assert.equal(api.code, 1, api.stderr);
+            assert.deepStrictEqual(api.stderr.trimEnd().split('\n'), [...expectedErrors, '10xgraph api: not started: fix the errors above and start again.']);
+          } else {
+            assert.equal(api.listened, false);
+            assert.ok(api.code === 1 || api.code === 2, `api exited ${api.code}`);
+          }
+        },
+      ),
       6,
       { costly: true },
     );
@@ -292,7 +309,11 @@ interface CliRun {
  */
 function runCli(cwd: string, args: string[], ready: (stdout: string) => boolean): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'runtime', 'dist', 'cli.js'), ...args], { cwd, env: { ...process.env, TENXGRAPH_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(ROOT, 'runtime', 'dist', 'cli.js'), ...args], {
+      cwd,
+      env: { ...process.env, TENXGRAPH_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let listened = false;

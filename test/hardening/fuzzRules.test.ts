@@ -116,7 +116,10 @@ test('text outside strict JSON: whatever JSON.parse refuses is invalid-json, and
     fc.property(mutatedTextArb, (text) => {
       const problems = auditConfig(text);
       const parsed = strictParse(text);
-      assert.equal(problems.some((p) => p.code === 'invalid-json'), !parsed.ok);
+      assert.equal(
+        problems.some((p) => p.code === 'invalid-json'),
+        !parsed.ok,
+      );
     }),
     15000,
   ));
@@ -150,7 +153,11 @@ test('nesting around the bound: invalid-json exactly when deeper than 1000 level
       }
       const text = `${open}1${close}`.replace(/^\{"k": /, '{"agent": "graph:app", "x": ');
       const problems = auditConfig(text);
-      assert.equal(problems.some((p) => p.code === 'invalid-json'), depth > 1000, `depth ${depth}`);
+      assert.equal(
+        problems.some((p) => p.code === 'invalid-json'),
+        depth > 1000,
+        `depth ${depth}`,
+      );
       assertRuleInvariants(text, {}, { fixes: depth <= 1000 });
     }),
     40,

@@ -64,7 +64,13 @@ function configOfSize(bytes: number, options: { problems?: boolean } = {}): stri
 
 /** One character from each Unicode plane 0–16, then noncharacters. */
 const PLANE_CHARS = Array.from({ length: 17 }, (_, plane) => String.fromCodePoint(plane * 0x10000 + 0x1f00 + plane));
-const NONCHARACTERS = ['\uFDD0', '\uFDEF', '\uFFFE', '\uFFFF', ...Array.from({ length: 16 }, (_, i) => String.fromCodePoint((i + 1) * 0x10000 + 0xfffe, (i + 1) * 0x10000 + 0xffff))];
+const NONCHARACTERS = [
+  '\uFDD0',
+  '\uFDEF',
+  '\uFFFE',
+  '\uFFFF',
+  ...Array.from({ length: 16 }, (_, i) => String.fromCodePoint((i + 1) * 0x10000 + 0xfffe, (i + 1) * 0x10000 + 0xffff)),
+];
 
 /**
  * Every plane on one line before a warning (columns count UTF-16 units), astral keys and
@@ -77,7 +83,9 @@ function everyPlane(): string {
   });
   tools.push(`    {"description": "${PLANE_CHARS.join('')} every plane, then a bad name.", "node": "TOOL", "name": "bad ${PLANE_CHARS.join('')}"}`);
   tools.push(`    {"node": "TOOL", "name": "nonchars", "description": "Noncharacters ${NONCHARACTERS.join(' ')} inside."}`);
-  tools.push(`    {"node": "TOOL", "name": "lone", "description": "Escaped lone surrogates \\ud800 and \\udfff and a pair \\ud83d\\ude00 here.", "parameters": {"type": "object", "properties": {"\\udc00": {"type": "string"}}}}`);
+  tools.push(
+    `    {"node": "TOOL", "name": "lone", "description": "Escaped lone surrogates \\ud800 and \\udfff and a pair \\ud83d\\ude00 here.", "parameters": {"type": "object", "properties": {"\\udc00": {"type": "string"}}}}`,
+  );
   return `{\n  "agent": "graph:app",\n  "remote_tools": [\n${tools.join(',\n')}\n  ]\n}\n`;
 }
 
@@ -144,8 +152,15 @@ describe('hostile files', () => {
     const report = JSON.parse(run.stdout) as { graph: string; problems: Array<{ code: string; severity: string; range: unknown }> };
     assert.equal(report.graph, 'skipped');
     const lines = new LineIndex(text);
-    const expected = auditConfig(text).map((p) => ({ code: p.code, severity: p.severity, range: { start: lines.positionAt(p.offset), end: lines.positionAt(p.offset + p.length) } }));
-    assert.deepStrictEqual(report.problems.map(({ code, severity, range }) => ({ code, severity, range })), expected);
+    const expected = auditConfig(text).map((p) => ({
+      code: p.code,
+      severity: p.severity,
+      range: { start: lines.positionAt(p.offset), end: lines.positionAt(p.offset + p.length) },
+    }));
+    assert.deepStrictEqual(
+      report.problems.map(({ code, severity, range }) => ({ code, severity, range })),
+      expected,
+    );
     assert.equal(run.code, expected.some((p) => p.severity === 'error') ? 1 : 0);
   }
 
@@ -161,7 +176,10 @@ describe('hostile files', () => {
     const small = fileUri(join(folder.dir, `small-${documents}.json`));
     await client.open(small, '{"agent": "graph:app", "remote_tools": {}}');
     const smallDiagnostics = await waitFor(() => client.latest(small)?.version === 1 && client.latest(small), `diagnostics of ${small}`, 10_000);
-    assert.deepEqual(smallDiagnostics.diagnostics.map((d) => d.code), ['remote-tools-not-list']);
+    assert.deepEqual(
+      smallDiagnostics.diagnostics.map((d) => d.code),
+      ['remote-tools-not-list'],
+    );
     await client.close(small);
     assert.ok(client.alive, `the language server died: ${client.stderr}`);
     const peakBytes = peakRss(client.process.pid!) ?? 0;
@@ -174,7 +192,10 @@ describe('hostile files', () => {
   function assertServerMatches(diagnostics: Diagnostic[], text: string): void {
     const lines = new LineIndex(text);
     const expected = auditConfig(text).map((p) => ({ code: p.code, range: { start: lines.positionAt(p.offset), end: lines.positionAt(p.offset + p.length) } }));
-    assert.deepStrictEqual(diagnostics.map((d) => ({ code: d.code, range: d.range })), expected);
+    assert.deepStrictEqual(
+      diagnostics.map((d) => ({ code: d.code, range: d.range })),
+      expected,
+    );
   }
 
   /** A text over the server's bound gets one clear diagnostic, not a check. */
@@ -245,13 +266,19 @@ describe('hostile files', () => {
       assertBounded(t, a, 'audit', 10_000);
       assertAuditReport(a, text);
       const report = JSON.parse(a.stdout) as { problems: Array<{ code: string; message: string }> };
-      assert.deepEqual(report.problems.map((p) => p.code), ['invalid-json']);
+      assert.deepEqual(
+        report.problems.map((p) => p.code),
+        ['invalid-json'],
+      );
       assert.match(report.problems[0].message, /nests deeper than 1000 levels/);
 
       const s = await api(20_000);
       assertBounded(t, s, 'api', 20_000, API_MEMORY_BOUND);
       assert.equal(s.code, 1);
-      assert.deepStrictEqual(s.stderr.trimEnd().split('\n'), [...errorLines('10xgraph.json', text, auditConfig(text)), '10xgraph api: not started: fix the errors above and start again.']);
+      assert.deepStrictEqual(s.stderr.trimEnd().split('\n'), [
+        ...errorLines('10xgraph.json', text, auditConfig(text)),
+        '10xgraph api: not started: fix the errors above and start again.',
+      ]);
 
       const ls = await openInServer(t, text, 10_000);
       assertServerMatches(ls.diagnostics, text);
@@ -287,12 +314,18 @@ describe('hostile files', () => {
       const a = await audit(10_000);
       assertBounded(t, a, 'audit', 10_000);
       assertAuditReport(a, text);
-      assert.deepEqual((JSON.parse(a.stdout) as { problems: Array<{ code: string }> }).problems.map((p) => p.code), ['duplicate-key', 'unknown-field']);
+      assert.deepEqual(
+        (JSON.parse(a.stdout) as { problems: Array<{ code: string }> }).problems.map((p) => p.code),
+        ['duplicate-key', 'unknown-field'],
+      );
 
       const s = await api(20_000);
       assertBounded(t, s, 'api', 20_000, API_MEMORY_BOUND);
       assert.equal(s.code, 1);
-      assert.deepStrictEqual(s.stderr.trimEnd().split('\n'), [...errorLines('10xgraph.json', text, auditConfig(text, { graph: CORPUS_GRAPH })), '10xgraph api: not started: fix the errors above and start again.']);
+      assert.deepStrictEqual(s.stderr.trimEnd().split('\n'), [
+        ...errorLines('10xgraph.json', text, auditConfig(text, { graph: CORPUS_GRAPH })),
+        '10xgraph api: not started: fix the errors above and start again.',
+      ]);
 
       const ls = await openInServer(t, text, 10_000);
       assertServerMatches(ls.diagnostics, text);

@@ -39,8 +39,20 @@ const REDIRECTS = [301, 302, 303, 307, 308] as const;
 
 const CASES: HostileCase[] = [
   { name: 'accepts and never answers', behave: () => ({ kind: 'silent' }), error: /no answer from http:\/\/127\.0\.0\.1:\d+ within 400 ms/, timeoutMs: 400, withinMs: 2500 },
-  { name: 'trickles its head, one byte a second', behave: () => ({ kind: 'trickle-head' }), error: /no answer from http:\/\/127\.0\.0\.1:\d+ within 400 ms/, timeoutMs: 400, withinMs: 2500 },
-  { name: 'trickles its body, one byte a second', behave: () => ({ kind: 'trickle-body' }), error: /no answer from http:\/\/127\.0\.0\.1:\d+ within 1500 ms/, timeoutMs: 1500, withinMs: 4000 },
+  {
+    name: 'trickles its head, one byte a second',
+    behave: () => ({ kind: 'trickle-head' }),
+    error: /no answer from http:\/\/127\.0\.0\.1:\d+ within 400 ms/,
+    timeoutMs: 400,
+    withinMs: 2500,
+  },
+  {
+    name: 'trickles its body, one byte a second',
+    behave: () => ({ kind: 'trickle-body' }),
+    error: /no answer from http:\/\/127\.0\.0\.1:\d+ within 1500 ms/,
+    timeoutMs: 1500,
+    withinMs: 4000,
+  },
   {
     name: 'streams 1 GB without a Content-Length',
     behave: () => ({ kind: 'flood', totalBytes: GIGABYTE, declareLength: false }),
@@ -75,13 +87,11 @@ const CASES: HostileCase[] = [
     behave: () => ({ kind: 'body', body: Buffer.concat([Buffer.from('{"data": {"nodes": [{"name": "'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('"}]}}')]) }),
     error: /\/v1\/graph(\/tools)? is not valid UTF-8/,
   },
-  ...([{}, null, 'nodes', 42, { 0: { name: 'a' } }] as unknown[]).map(
-    (nodes): HostileCase => ({
-      name: `answers "nodes": ${JSON.stringify(nodes)}`,
-      behave: (path) => (path === '/v1/graph' ? { kind: 'body', body: envelope({ info: { node_count: 1 }, nodes, edges: [] }) } : validAnswer(path)),
-      error: /\/v1\/graph did not answer \{"data": \{"nodes": \[\.\.\.\]\}\}/,
-    }),
-  ),
+  ...([{}, null, 'nodes', 42, { 0: { name: 'a' } }] as unknown[]).map((nodes): HostileCase => ({
+    name: `answers "nodes": ${JSON.stringify(nodes)}`,
+    behave: (path) => (path === '/v1/graph' ? { kind: 'body', body: envelope({ info: { node_count: 1 }, nodes, edges: [] }) } : validAnswer(path)),
+    error: /\/v1\/graph did not answer \{"data": \{"nodes": \[\.\.\.\]\}\}/,
+  })),
   {
     name: 'answers a tools "nodes" that is not a list',
     behave: (path) => (path === '/v1/graph/tools' ? { kind: 'body', body: envelope({ nodes: 'TOOL' }) } : validAnswer(path)),
@@ -151,11 +161,16 @@ describe('fetchLiveGraph against hostile servers', () => {
   });
 
   test('a redirect within the origin is followed, with the token', async () => {
-    const server = await new HostileServer((path) => (path.startsWith('/moved/') ? validAnswer(path.slice('/moved'.length)) : { kind: 'redirect', status: 307, location: `/moved${path}` })).start();
+    const server = await new HostileServer((path) =>
+      path.startsWith('/moved/') ? validAnswer(path.slice('/moved'.length)) : { kind: 'redirect', status: 307, location: `/moved${path}` },
+    ).start();
     try {
       const result = await fetchLiveGraph(server.url, { token: TOKEN, timeoutMs: 5000 });
       assert.ok(result.ok, JSON.stringify(result));
-      assert.deepEqual(result.graph.nodes.map((n) => n.name), ['TOOL']);
+      assert.deepEqual(
+        result.graph.nodes.map((n) => n.name),
+        ['TOOL'],
+      );
       assert.deepEqual(server.requests.map((r) => r.path).sort(), ['/moved/v1/graph', '/moved/v1/graph/tools', '/v1/graph', '/v1/graph/tools']);
       assert.ok(server.requests.every((r) => r.authorization === `Bearer ${TOKEN}`));
     } finally {

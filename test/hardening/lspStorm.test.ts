@@ -41,9 +41,38 @@ const GC_PRELOAD = join(__dirname, 'netSupport', 'gcOnSignal.cjs');
 const DEAD_URLS = ['http://127.0.0.1:9', 'http://127.0.0.1:1'];
 
 const FRAGMENTS = [
-  '{', '}', '[', ']', ',', ':', '"', ' ', '\n', '\r\n', '\t', '"node"', '"name"', '"description"', '"parameters"', '"remote_tools"', '"agent"',
-  '"TOOL"', '"graph:app"', '"type": "object"', '"required": ["q"]', '"properties": {}', 'null', 'true', '42', '-0.5e3', '// note', '/* x */',
-  '"Search the local database for notes."', '"héllo 𝄞"', '\u00a0', '{"node": "TOOL", "name": "x", "description": "Do a thing well."}',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  ':',
+  '"',
+  ' ',
+  '\n',
+  '\r\n',
+  '\t',
+  '"node"',
+  '"name"',
+  '"description"',
+  '"parameters"',
+  '"remote_tools"',
+  '"agent"',
+  '"TOOL"',
+  '"graph:app"',
+  '"type": "object"',
+  '"required": ["q"]',
+  '"properties": {}',
+  'null',
+  'true',
+  '42',
+  '-0.5e3',
+  '// note',
+  '/* x */',
+  '"Search the local database for notes."',
+  '"héllo 𝄞"',
+  '\u00a0',
+  '{"node": "TOOL", "name": "x", "description": "Do a thing well."}',
 ];
 
 function corpusTexts(): string[] {
@@ -68,7 +97,9 @@ function expectedDiagnostics(uri: string, text: string, version: number): Diagno
 }
 
 function vmRssBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(/(\d+)/.exec(line ?? '')?.[1] ?? NaN) * 1024;
 }
 
@@ -233,10 +264,14 @@ describe('the language server in an edit storm', () => {
     for (const model of models) {
       const version = finalVersions.get(model.uri)!;
       const expected = expectedDiagnostics(model.uri, model.doc.getText(), version);
-      await waitFor(() => {
-        const last = client.latest(model.uri);
-        return last?.version === version && JSON.stringify(last.diagnostics) === JSON.stringify(expected);
-      }, `the final diagnostics of ${model.uri}`, 15_000).catch(() => {
+      await waitFor(
+        () => {
+          const last = client.latest(model.uri);
+          return last?.version === version && JSON.stringify(last.diagnostics) === JSON.stringify(expected);
+        },
+        `the final diagnostics of ${model.uri}`,
+        15_000,
+      ).catch(() => {
         const last = client.latest(model.uri);
         assert.equal(last?.version, version, `the last diagnostics of ${model.uri} are for version ${last?.version}, not the final ${version}`);
         assert.deepEqual(last.diagnostics, expected, `the final diagnostics of ${model.uri} differ from auditConfig of the client's text`);
@@ -253,26 +288,30 @@ describe('the language server in an edit storm', () => {
     for (const model of models) await waitFor(() => client.latest(model.uri)?.diagnostics.length === 0 || undefined, `cleared diagnostics of ${model.uri}`);
   }
 
-  test(`${EDITS} random edits with configuration storms: hover stays answered, final diagnostics equal auditConfig, memory returns (seed ${SEED})`, { timeout: 180_000 }, async () => {
-    // A first, smaller storm warms up modules, JIT and allocator; the baseline is taken after it,
-    // with every file closed. What the big storm leaves behind on top of that is what it kept.
-    await storm(Math.min(1000, EDITS));
-    await settleAndCheck();
-    await closeAll();
-    const baseline = await collect();
+  test(
+    `${EDITS} random edits with configuration storms: hover stays answered, final diagnostics equal auditConfig, memory returns (seed ${SEED})`,
+    { timeout: 180_000 },
+    async () => {
+      // A first, smaller storm warms up modules, JIT and allocator; the baseline is taken after it,
+      // with every file closed. What the big storm leaves behind on top of that is what it kept.
+      await storm(Math.min(1000, EDITS));
+      await settleAndCheck();
+      await closeAll();
+      const baseline = await collect();
 
-    const report = await storm(EDITS);
-    await settleAndCheck();
-    await closeAll();
-    const end = await collect();
-    const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-    const { counts, hoverTimes } = report;
-    console.log(
-      `lspStorm: ${EDITS} edits in ${report.ms} ms (${counts.incremental} incremental, ${counts.multi} multi-change, ${counts.full} full, ${counts.stale} stale versions, ` +
-        `${counts.closes} closes, ${counts.configs} configuration bursts of 20, ${counts.pauses} pauses); ${hoverTimes.length} hovers, max ${Math.max(...hoverTimes)} ms; ` +
-        `RSS ${mb(baseline.rss)} → peak ${mb(Math.max(report.peakRss, end.rss))} → ${mb(end.rss)}; heap after GC ${mb(baseline.heapUsed)} → ${mb(end.heapUsed)}`,
-    );
-    assert.ok(end.heapUsed < baseline.heapUsed + 4 * 1024 * 1024, `the heap grew from ${mb(baseline.heapUsed)} to ${mb(end.heapUsed)} with every file closed`);
-    assert.ok(end.rss < baseline.rss + 64 * 1024 * 1024, `RSS grew from ${mb(baseline.rss)} to ${mb(end.rss)} with every file closed`);
-  });
+      const report = await storm(EDITS);
+      await settleAndCheck();
+      await closeAll();
+      const end = await collect();
+      const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+      const { counts, hoverTimes } = report;
+      console.log(
+        `lspStorm: ${EDITS} edits in ${report.ms} ms (${counts.incremental} incremental, ${counts.multi} multi-change, ${counts.full} full, ${counts.stale} stale versions, ` +
+          `${counts.closes} closes, ${counts.configs} configuration bursts of 20, ${counts.pauses} pauses); ${hoverTimes.length} hovers, max ${Math.max(...hoverTimes)} ms; ` +
+          `RSS ${mb(baseline.rss)} → peak ${mb(Math.max(report.peakRss, end.rss))} → ${mb(end.rss)}; heap after GC ${mb(baseline.heapUsed)} → ${mb(end.heapUsed)}`,
+      );
+      assert.ok(end.heapUsed < baseline.heapUsed + 4 * 1024 * 1024, `the heap grew from ${mb(baseline.heapUsed)} to ${mb(end.heapUsed)} with every file closed`);
+      assert.ok(end.rss < baseline.rss + 64 * 1024 * 1024, `RSS grew from ${mb(baseline.rss)} to ${mb(end.rss)} with every file closed`);
+    },
+  );
 });

@@ -37,7 +37,10 @@ describe('agent-missing', () => {
   test('agent modules found beside the file are offered, the first one preferred', () => {
     const { text, problems } = expectProblems('⟦{⟧}', CODE, { agentCandidates: ['src/graph:app', 'agent:graph'], messages: ['src/graph:app'] });
     const fixes = problems[0].fixes!;
-    assert.deepEqual(fixes.map((f) => f.isPreferred), [true, false]);
+    assert.deepEqual(
+      fixes.map((f) => f.isPreferred),
+      [true, false],
+    );
     assert.ok(fixes[0].title.includes('src/graph:app') && fixes[1].title.includes('agent:graph'));
     assert.equal(checkFix(text, problems[0], 1, { agentCandidates: ['src/graph:app', 'agent:graph'] }), '{ "agent": "agent:graph" }');
   });

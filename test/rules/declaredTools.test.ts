@@ -7,7 +7,14 @@ const LIVE: Graph = {
   toolsKnown: true,
   nodes: [
     { name: 'agent', kind: 'model_node' },
-    { name: 'TOOL', kind: 'tool_node', tools: [{ name: 'get_time', source: 'local' }, { name: 'read_clipboard', source: 'remote' }] },
+    {
+      name: 'TOOL',
+      kind: 'tool_node',
+      tools: [
+        { name: 'get_time', source: 'local' },
+        { name: 'read_clipboard', source: 'remote' },
+      ],
+    },
   ],
 };
 
@@ -34,7 +41,10 @@ test('declared tools carry the graph rules verdict: attached only when no graph 
 });
 
 test('without a graph there is no verdict; a text that is not JSON has no declared tools', () => {
-  assert.deepEqual(declaredTools(TEXT)?.map((t) => Object.keys(t)), Array(5).fill(['node', 'name']));
+  assert.deepEqual(
+    declaredTools(TEXT)?.map((t) => Object.keys(t)),
+    Array(5).fill(['node', 'name']),
+  );
   assert.equal(declaredTools('{"agent": "graph:app", '), undefined);
   assert.deepEqual(declaredTools('[]'), []);
 });

@@ -21,12 +21,21 @@ describe('duplicate-key', () => {
   test('a key three times: each earlier occurrence is reported, each pointing at the last', () => {
     const { text, problems } = expectProblems('{"agent": "graph:app", ⟦"port"⟧: 1, ⟦"port"⟧: 2, "port": 3}', CODE, { only: true });
     const last = text.lastIndexOf('"port"');
-    assert.deepEqual(problems.map((p) => p.related![0].offset), [last, last]);
+    assert.deepEqual(
+      problems.map((p) => p.related![0].offset),
+      [last, last],
+    );
     for (const p of problems) expectClean(checkFix(text, p).replace(/"port": \d, /, ''));
   });
 
   test('repeated keys inside a tool and inside parameters are reported where they are', () => {
-    expectProblems(config(`{⟦"name"⟧: "a", "node": "TOOL", "name": "read_clipboard", "description": "Read text from the user's clipboard.", "parameters": {⟦"type"⟧: "string", "type": "object"}}`), CODE, { only: true });
+    expectProblems(
+      config(
+        `{⟦"name"⟧: "a", "node": "TOOL", "name": "read_clipboard", "description": "Read text from the user's clipboard.", "parameters": {⟦"type"⟧: "string", "type": "object"}}`,
+      ),
+      CODE,
+      { only: true },
+    );
   });
 
   test('the rules judge the last value: a wrong earlier value gives only the warning', () => {

@@ -9,7 +9,10 @@ const CODE = 'duplicate-name';
 
 describe('duplicate-name', () => {
   test('a name used twice: the later value is the error, pointing at the first', () => {
-    const { text, problems } = expectProblems(config(tool(), tool({ name: '⟦"read_clipboard"⟧' })), CODE, { only: true, messages: ["'read_clipboard'", 'remote_tools[1]', 'read_clipboard_2'] });
+    const { text, problems } = expectProblems(config(tool(), tool({ name: '⟦"read_clipboard"⟧' })), CODE, {
+      only: true,
+      messages: ["'read_clipboard'", 'remote_tools[1]', 'read_clipboard_2'],
+    });
     const [p] = problems;
     assert.equal(p.related?.length, 1);
     assert.equal(p.related![0].offset, text.indexOf('"read_clipboard"'));
@@ -23,8 +26,14 @@ describe('duplicate-name', () => {
   test('a name used three times: two problems, both pointing at the first, with distinct new names', () => {
     const { text, problems } = expectProblems(config(tool({ name: '"a"' }), tool({ name: '⟦"a"⟧' }), tool({ name: '⟦"a"⟧' })), CODE, { only: true });
     const first = text.indexOf('"a"');
-    assert.deepEqual(problems.map((p) => p.related![0].offset), [first, first]);
-    assert.deepEqual(problems.map((p) => p.fixes![0].edits[0].newText), ['"a_2"', '"a_3"']);
+    assert.deepEqual(
+      problems.map((p) => p.related![0].offset),
+      [first, first],
+    );
+    assert.deepEqual(
+      problems.map((p) => p.fixes![0].edits[0].newText),
+      ['"a_2"', '"a_3"'],
+    );
     for (const p of problems) checkFix(text, p);
     // Applied one after the other, as a person would, the names end up distinct.
     let current = text;
@@ -34,7 +43,10 @@ describe('duplicate-name', () => {
       current = checkFix(current, next);
     }
     expectClean(current);
-    assert.deepEqual(JSON.parse(current).remote_tools.map((t: { name: string }) => t.name), ['a', 'a_2', 'a_3']);
+    assert.deepEqual(
+      JSON.parse(current).remote_tools.map((t: { name: string }) => t.name),
+      ['a', 'a_2', 'a_3'],
+    );
   });
 
   test('the suggested name skips names already taken', () => {

@@ -7,7 +7,17 @@ import type { AuditOptions, ProblemCode } from '../../runtime/src/rules';
 import { GOOD_DESCRIPTION, config, expectClean, graph, node, tool } from './helpers';
 
 const D = JSON.stringify(GOOD_DESCRIPTION);
-const G = graph([node('agent', 'model_node'), node('TOOL', 'tool_node', [['read_clipboard', 'remote'], ['search', 'local']]), node('tools')], { origin: 'live' });
+const G = graph(
+  [
+    node('agent', 'model_node'),
+    node('TOOL', 'tool_node', [
+      ['read_clipboard', 'remote'],
+      ['search', 'local'],
+    ]),
+    node('tools'),
+  ],
+  { origin: 'live' },
+);
 
 /** Strict-JSON texts that break each rule that has a fix, and some that have none. */
 const CORPUS: Array<[string, AuditOptions]> = [
@@ -51,7 +61,14 @@ describe('applyEdits', () => {
   });
 
   test('refuses overlapping edits', () => {
-    assert.throws(() => applyEdits('abcdef', [{ offset: 1, length: 3, newText: '' }, { offset: 2, length: 2, newText: 'x' }]), /Overlapping/);
+    assert.throws(
+      () =>
+        applyEdits('abcdef', [
+          { offset: 1, length: 3, newText: '' },
+          { offset: 2, length: 2, newText: 'x' },
+        ]),
+      /Overlapping/,
+    );
   });
 });
 
@@ -78,14 +95,16 @@ describe('every fix keeps the text strict JSON', () => {
     assert.ok(fixes > 100, `only ${fixes} fixes were exercised`);
   });
 
-  test('a line break the fix adds is the file\'s own: CRLF stays CRLF', () => {
-    const text = config(tool({ description: undefined })).replace(/\{"node"/, '{\r\n  "node"').replace(/\}\]/, '\r\n}]');
+  test("a line break the fix adds is the file's own: CRLF stays CRLF", () => {
+    const text = config(tool({ description: undefined }))
+      .replace(/\{"node"/, '{\r\n  "node"')
+      .replace(/\}\]/, '\r\n}]');
     const [problem] = auditConfig(text).filter((p) => p.code === 'missing-field');
     const fixed = applyEdits(text, problem.fixes![0].edits);
     assert.ok(!/[^\r]\n/.test(fixed), JSON.stringify(fixed));
   });
 
-  test('a line break the fix adds is the file\'s own: a file broken by lone CRs gets a CR', () => {
+  test("a line break the fix adds is the file's own: a file broken by lone CRs gets a CR", () => {
     const text = '{\r  "remote_tools": []\r}\r';
     const [problem] = auditConfig(text).filter((p) => p.code === 'agent-missing');
     const fixed = applyEdits(text, problem.fixes![0].edits);
@@ -122,7 +141,10 @@ describe('applySafeFixes', () => {
     const text = config(tool({ node: '"tool"', parameters: '{}' }), tool({ name: '"b"', node: '"tool"' }));
     const result = applySafeFixes(text, { graph: G });
     assert.deepEqual(result.problems, auditConfig(result.text, { graph: G }));
-    assert.deepEqual(result.problems.map((p) => p.code), ['node-not-found', 'node-not-found']);
+    assert.deepEqual(
+      result.problems.map((p) => p.code),
+      ['node-not-found', 'node-not-found'],
+    );
     assert.equal(result.applied, 1);
   });
 
@@ -145,7 +167,10 @@ describe('applySafeFixes', () => {
       const result = applySafeFixes(text, options);
       assert.equal(result.text, text, code);
       assert.equal(result.applied, 0, code);
-      assert.ok(result.problems.some((p) => p.code === code), code);
+      assert.ok(
+        result.problems.some((p) => p.code === code),
+        code,
+      );
     }
   });
 
@@ -181,6 +206,8 @@ describe('fix-all reaches a clean file on a typical first draft', () => {
     const text = `{\n  "agent": "graph:app",\n  "remote_tools": {\n    "read_clipboard": {"node": "TOOL", "desc": ${D}, "params": {"properties": {}}},\n  }\n}\n`;
     const result = applySafeFixes(text);
     expectClean(result.text);
-    assert.deepEqual(JSON.parse(result.text).remote_tools, [{ name: 'read_clipboard', node: 'TOOL', description: GOOD_DESCRIPTION, parameters: { properties: {}, type: 'object' } }]);
+    assert.deepEqual(JSON.parse(result.text).remote_tools, [
+      { name: 'read_clipboard', node: 'TOOL', description: GOOD_DESCRIPTION, parameters: { properties: {}, type: 'object' } },
+    ]);
   });
 });

@@ -59,7 +59,12 @@ export function expectProblems(marked: string, code: ProblemCode, options: Expec
   const { messages = [], only = false, ...audit } = options;
   const { text, ranges, problems: all } = problemsAt(marked, audit);
   const problems = all.filter((p) => p.code === code);
-  const describe = () => JSON.stringify(all.map((p) => ({ code: p.code, offset: p.offset, length: p.length, at: text.slice(p.offset, p.offset + p.length), message: p.message })), null, 1);
+  const describe = () =>
+    JSON.stringify(
+      all.map((p) => ({ code: p.code, offset: p.offset, length: p.length, at: text.slice(p.offset, p.offset + p.length), message: p.message })),
+      null,
+      1,
+    );
   assert.deepEqual(
     problems.map((p) => ({ offset: p.offset, length: p.length })).sort((a, b) => a.offset - b.offset || a.length - b.length),
     ranges,
@@ -73,7 +78,12 @@ export function expectProblems(marked: string, code: ProblemCode, options: Expec
       else assert.match(p.message, m);
     }
   }
-  if (only) assert.deepEqual(all.map((p) => p.code).filter((c) => c !== code), [], `other problems than ${code}: ${describe()}`);
+  if (only)
+    assert.deepEqual(
+      all.map((p) => p.code).filter((c) => c !== code),
+      [],
+      `other problems than ${code}: ${describe()}`,
+    );
   return { text, problems };
 }
 
@@ -86,7 +96,11 @@ export function expectNone(text: string, code: ProblemCode, options: AuditOption
 /** Asserts that `text` has no problem at all. */
 export function expectClean(text: string, options: AuditOptions = {}): void {
   const problems = auditConfig(text, options);
-  assert.deepEqual(problems.map((p) => `${p.code} at ${p.offset}: ${p.message}`), [], `problems in ${JSON.stringify(text)}`);
+  assert.deepEqual(
+    problems.map((p) => `${p.code} at ${p.offset}: ${p.message}`),
+    [],
+    `problems in ${JSON.stringify(text)}`,
+  );
 }
 
 /** Applies the `index`-th fix of `problem` to `text` and returns the new text. */
@@ -113,7 +127,10 @@ export function checkFix(text: string, problem: Problem, index = 0, options: Aud
   if (strict) assertStrictJson(fixed);
   const before = auditConfig(text, audit).filter((p) => p.code === problem.code);
   const after = auditConfig(fixed, audit).filter((p) => p.code === problem.code);
-  assert.ok(after.length < before.length, `fix ${JSON.stringify(problem.fixes![index].title)} left ${after.length} ${problem.code} (was ${before.length}): ${JSON.stringify(fixed)}`);
+  assert.ok(
+    after.length < before.length,
+    `fix ${JSON.stringify(problem.fixes![index].title)} left ${after.length} ${problem.code} (was ${before.length}): ${JSON.stringify(fixed)}`,
+  );
   return fixed;
 }
 

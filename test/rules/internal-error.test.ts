@@ -41,7 +41,10 @@ describe('internal-error', () => {
     assert.match(internal[0].message, /'vague-description'/);
     assert.match(internal[0].message, /kaboom/);
     assert.ok(internal[0].offset >= 0 && internal[0].offset + internal[0].length <= TEXT.length);
-    assert.deepEqual(problems.filter((p) => p.code !== CODE).map((p) => p.code), ['invalid-tool-name', 'vague-description']);
+    assert.deepEqual(
+      problems.filter((p) => p.code !== CODE).map((p) => p.code),
+      ['invalid-tool-name', 'vague-description'],
+    );
   });
 
   test('a thrown value that is not an Error is reported too', () => {
@@ -61,7 +64,10 @@ describe('internal-error', () => {
 
   test('a text with a syntax error runs no rule, so no rule can fail on it', () => {
     const problems = withRule(throwing(new Error('kaboom')), () => auditConfig('{"agent": "graph:app",}'));
-    assert.deepEqual(problems.map((p) => p.code), ['invalid-json']);
+    assert.deepEqual(
+      problems.map((p) => p.code),
+      ['invalid-json'],
+    );
   });
 
   test('a graph node whose tools cannot be read fails the rules that read them, not the others', () => {

@@ -93,7 +93,10 @@ describe('invalid-json: a text that ends early', () => {
     assert.ok(problems.length >= 1 && problems.every((p) => p.code === CODE));
     const last = problems[problems.length - 1];
     assert.equal(last.offset + last.length, text.length);
-    assert.ok(problems.some((p) => textAt(text, p) === '"gra'), 'the unterminated string is covered');
+    assert.ok(
+      problems.some((p) => textAt(text, p) === '"gra'),
+      'the unterminated string is covered',
+    );
   });
 });
 
@@ -177,13 +180,22 @@ describe('invalid-json: nothing else is judged', () => {
     const analysis = analyzeConfig('{"agent": "graph:app",}');
     assert.equal(analysis.tree, undefined);
     assert.equal(analysis.config, undefined);
-    assert.deepEqual(analysis.problems.map((p) => p.code), [CODE]);
+    assert.deepEqual(
+      analysis.problems.map((p) => p.code),
+      [CODE],
+    );
   });
 
   test('strict JSON has no invalid-json problem', () => {
     const { text } = unmark(config(tool()));
-    assert.deepEqual(auditConfig(text).filter((p) => p.code === CODE), []);
-    assert.deepEqual(auditConfig('{"agent": "graph:app", "x": [1.5e3, -0, true, false, null, "\\u00e9\\n"]}').filter((p) => p.code === CODE), []);
+    assert.deepEqual(
+      auditConfig(text).filter((p) => p.code === CODE),
+      [],
+    );
+    assert.deepEqual(
+      auditConfig('{"agent": "graph:app", "x": [1.5e3, -0, true, false, null, "\\u00e9\\n"]}').filter((p) => p.code === CODE),
+      [],
+    );
   });
 });
 

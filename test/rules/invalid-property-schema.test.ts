@@ -98,7 +98,7 @@ describe('invalid-property-schema', () => {
     }
   });
 
-  test('a schema nested 900 levels deep (within the parser\'s limit) is judged, never an internal error', () => {
+  test("a schema nested 900 levels deep (within the parser's limit) is judged, never an internal error", () => {
     let deep = '{"type": "string"}';
     for (let i = 0; i < 900; i++) deep = `{"type": "array", "items": ${deep}}`;
     const { text } = unmark(withProperties(`{"q": ${deep}}`));
@@ -127,11 +127,19 @@ describe('invalid-property-schema: each schema is judged on its own', () => {
       '{"$id": "https://example.com/t", "$ref": "https://example.com/s"}',
       '{"type": "string", "pattern": "("}',
     ].map((schema) => unmark(withTools(schema)).text);
-    const verdict = (text: string) => JSON.stringify(auditConfig(text).filter((p) => p.code === CODE).map((p) => [p.offset, p.length, p.message]));
+    const verdict = (text: string) =>
+      JSON.stringify(
+        auditConfig(text)
+          .filter((p) => p.code === CODE)
+          .map((p) => [p.offset, p.length, p.message]),
+      );
     // Each text once in turn, then again in reverse and shuffled orders; the spaces added keep
     // each pass from reusing the previous pass's cached verdicts.
     const first = texts.map((text) => verdict(text));
-    for (const [pass, order] of [[1, [5, 4, 3, 2, 1, 0]], [2, [3, 0, 5, 1, 4, 2]]] as const) {
+    for (const [pass, order] of [
+      [1, [5, 4, 3, 2, 1, 0]],
+      [2, [3, 0, 5, 1, 4, 2]],
+    ] as const) {
       for (const i of order) assert.equal(verdict(texts[i].replace(/"q": /, `"q": ${' '.repeat(pass)}`)).replace(/\[\d+,/g, '['), first[i].replace(/\[\d+,/g, '['), texts[i]);
     }
     // A $ref to an $id that only another tool declared does not resolve: each stands alone.
@@ -150,11 +158,45 @@ describe('schemas judged without ajv agree with ajv', () => {
       return false;
     }
   };
-  const value = fc.oneof(fc.string(), fc.integer({ min: -3, max: 3 }), fc.double(), fc.boolean(), fc.constant(null), fc.constantFrom('string', 'int', 'number', 'integer', 'object', 'array', 'null'));
-  const keyword = fc.constantFrom('type', 'title', 'description', 'default', 'examples', 'enum', 'minimum', 'maximum', 'exclusiveMinimum', 'minLength', 'maxLength', 'minItems', 'uniqueItems', 'required', 'items', 'additionalProperties', 'properties', 'pattern', '$id', 'format');
+  const value = fc.oneof(
+    fc.string(),
+    fc.integer({ min: -3, max: 3 }),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constantFrom('string', 'int', 'number', 'integer', 'object', 'array', 'null'),
+  );
+  const keyword = fc.constantFrom(
+    'type',
+    'title',
+    'description',
+    'default',
+    'examples',
+    'enum',
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'minLength',
+    'maxLength',
+    'minItems',
+    'uniqueItems',
+    'required',
+    'items',
+    'additionalProperties',
+    'properties',
+    'pattern',
+    '$id',
+    'format',
+  );
   const schema = fc.letrec((tie) => ({
     schema: fc.oneof({ depthSize: 'small' }, fc.boolean(), fc.dictionary(keyword, tie('keywordValue'), { maxKeys: 4 })),
-    keywordValue: fc.oneof({ depthSize: 'small' }, value, fc.array(value, { maxLength: 3 }), tie('schema'), fc.dictionary(fc.string({ maxLength: 3 }), tie('schema'), { maxKeys: 2 })),
+    keywordValue: fc.oneof(
+      { depthSize: 'small' },
+      value,
+      fc.array(value, { maxLength: 3 }),
+      tie('schema'),
+      fc.dictionary(fc.string({ maxLength: 3 }), tie('schema'), { maxKeys: 2 }),
+    ),
   })).schema;
 
   test('every schema the quick check accepts, ajv accepts', () => {
@@ -173,7 +215,21 @@ describe('schemas judged without ajv agree with ajv', () => {
   test('the schemas of the quick start take the quick path; others go to ajv', () => {
     assert.equal(isPlainValidSchema({ type: 'number', description: 'Maximum time to wait in milliseconds.' }, 0), true);
     assert.equal(isPlainValidSchema({ type: ['string', 'null'], enum: ['a', null], items: { type: 'string' } }, 0), true);
-    for (const other of [{ type: 'int' }, { type: [] }, { type: ['string', 'string'] }, { enum: [] }, { enum: [1, 1] }, { enum: [{}] }, { minLength: -1 }, { minLength: 1.5 }, { required: ['a', 'a'] }, { pattern: 'a' }, { $id: 'x' }, { items: [] }, { 'x-ui': 1 }]) {
+    for (const other of [
+      { type: 'int' },
+      { type: [] },
+      { type: ['string', 'string'] },
+      { enum: [] },
+      { enum: [1, 1] },
+      { enum: [{}] },
+      { minLength: -1 },
+      { minLength: 1.5 },
+      { required: ['a', 'a'] },
+      { pattern: 'a' },
+      { $id: 'x' },
+      { items: [] },
+      { 'x-ui': 1 },
+    ]) {
       assert.equal(isPlainValidSchema(other, 0), false, JSON.stringify(other));
     }
   });

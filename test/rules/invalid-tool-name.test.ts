@@ -38,7 +38,10 @@ describe('invalid-tool-name', () => {
   test('it is a warning: the config is still extracted', () => {
     const { text } = unmark(config(tool({ name: '"read clipboard"' })));
     const analysis = analyzeConfig(text);
-    assert.deepEqual(analysis.problems.map((p) => p.code), [CODE]);
+    assert.deepEqual(
+      analysis.problems.map((p) => p.code),
+      [CODE],
+    );
     assert.equal(analysis.config?.remoteTools[0].name, 'read clipboard');
   });
 
@@ -50,7 +53,9 @@ describe('invalid-tool-name', () => {
 
 test('a name with a long run of underscores is judged in linear time, with the suggestion trimmed', () => {
   const name = `a${'_'.repeat(200_000)}b!`;
-  const problems = analyzeConfig(JSON.stringify({ agent: 'graph:app', remote_tools: [{ node: 'TOOL', name, description: 'Read the text of the clipboard.' }] })).problems.filter((p) => p.code === 'invalid-tool-name');
+  const problems = analyzeConfig(JSON.stringify({ agent: 'graph:app', remote_tools: [{ node: 'TOOL', name, description: 'Read the text of the clipboard.' }] })).problems.filter(
+    (p) => p.code === 'invalid-tool-name',
+  );
   assert.equal(problems.length, 1);
   assert.match(problems[0].message, new RegExp(`Use e\\.g\\. 'a_{63}'`));
 });

@@ -27,7 +27,7 @@ describe('missing-field', () => {
     assert.equal(checkFix(text, nodeFix), config('{ "node": "TOOL" }'));
   });
 
-  test('the node fix names the graph\'s only ToolNode', () => {
+  test("the node fix names the graph's only ToolNode", () => {
     const g = graph([node('agent', 'model_node'), node('clipboard_tools')]);
     const { text, problems } = expectProblems(config(`⟦{⟧"name": "read_clipboard", "description": ${D}}`), CODE, { graph: g });
     assert.match(problems[0].fixes![0].title, /clipboard_tools/);

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { config, expectNone, expectProblems, graph, node, tool } from './helpers';
 
 const CODE = 'name-conflicts-with-server-tool';
-const tools = (...list: Array<[string, 'local' | 'remote']>) => graph([node('agent', 'model_node'), node('TOOL', 'tool_node', list), node('OTHER', 'tool_node', [['search', 'local']])]);
+const tools = (...list: Array<[string, 'local' | 'remote']>) =>
+  graph([node('agent', 'model_node'), node('TOOL', 'tool_node', list), node('OTHER', 'tool_node', [['search', 'local']])]);
 
 describe('name-conflicts-with-server-tool', () => {
   for (const origin of ['loaded', 'live'] as const) {

@@ -10,11 +10,25 @@ const nodes = [node('agent', 'model_node'), node('prepare', 'function_node'), no
 describe('node-not-found', () => {
   test('a node the loaded graph lacks is an error on the value, naming it, the tool and the ToolNodes', () => {
     const g = graph(nodes, { origin: 'loaded' });
-    const { text, problems } = expectProblems(config(tool({ node: '⟦"tool"⟧' })), CODE, { only: true, graph: g, messages: ["'tool'", "tool 'read_clipboard'", "'clipboard_tools'", "'tools'"] });
+    const { text, problems } = expectProblems(config(tool({ node: '⟦"tool"⟧' })), CODE, {
+      only: true,
+      graph: g,
+      messages: ["'tool'", "tool 'read_clipboard'", "'clipboard_tools'", "'tools'"],
+    });
     const fixes = problems[0].fixes!;
-    assert.deepEqual(fixes.map((f) => f.edits[0]?.newText), ['"tools"', '"clipboard_tools"'], 'ToolNodes only, the closest first');
-    assert.deepEqual(fixes.map((f) => f.isPreferred), [true, false]);
-    assert.ok(fixes.every((f) => f.command === undefined), 'no refetch on a loaded graph');
+    assert.deepEqual(
+      fixes.map((f) => f.edits[0]?.newText),
+      ['"tools"', '"clipboard_tools"'],
+      'ToolNodes only, the closest first',
+    );
+    assert.deepEqual(
+      fixes.map((f) => f.isPreferred),
+      [true, false],
+    );
+    assert.ok(
+      fixes.every((f) => f.command === undefined),
+      'no refetch on a loaded graph',
+    );
     const fixed = checkFix(text, problems[0], 0, { graph: g });
     assert.equal(fixed, config(tool({ node: '"tools"' })));
     expectClean(fixed, { graph: g });
@@ -36,7 +50,10 @@ describe('node-not-found', () => {
   test('a graph with no ToolNode: the message says so; a live graph still offers the refetch', () => {
     const g = graph([node('agent', 'model_node')], { origin: 'live' });
     const { problems } = expectProblems(config(tool({ node: '⟦"TOOL"⟧' })), CODE, { only: true, graph: g, messages: ['no ToolNode'] });
-    assert.deepEqual(problems[0].fixes!.map((f) => f.command), ['refetch-graph']);
+    assert.deepEqual(
+      problems[0].fixes!.map((f) => f.command),
+      ['refetch-graph'],
+    );
     const loaded = expectProblems(config(tool({ node: '⟦"TOOL"⟧' })), CODE, { graph: graph([], { origin: 'loaded' }) });
     assert.equal(loaded.problems[0].fixes, undefined);
   });

@@ -11,7 +11,11 @@ describe('node-not-tool-node', () => {
   for (const origin of ['loaded', 'live'] as const) {
     test(`a model node (${origin} graph) is an error on the value, naming the node, its kind and the ToolNodes`, () => {
       const g = graph(nodes, { origin });
-      const { text, problems } = expectProblems(config(tool({ node: '⟦"agent"⟧' })), CODE, { only: true, graph: g, messages: ["'agent'", 'a model node', "tool 'read_clipboard'", "'tools'", "'agent_tools'"] });
+      const { text, problems } = expectProblems(config(tool({ node: '⟦"agent"⟧' })), CODE, {
+        only: true,
+        graph: g,
+        messages: ["'agent'", 'a model node', "tool 'read_clipboard'", "'tools'", "'agent_tools'"],
+      });
       const fixes = problems[0].fixes!;
       assert.deepEqual(fixes.map((f) => f.edits[0].newText).sort(), ['"agent_tools"', '"tools"']);
       assert.equal(fixes[0].isPreferred, true);

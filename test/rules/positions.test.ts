@@ -28,15 +28,21 @@ describe('LineIndex', () => {
   test('lines end at LF, CRLF and lone CR', () => {
     const index = new LineIndex('a\r\nb\rc\nd');
     assert.equal(index.lineCount, 4);
-    assert.deepEqual([0, 1, 3, 5, 7, 8].map((o) => index.positionAt(o)), [
-      { line: 0, character: 0 },
-      { line: 0, character: 1 },
-      { line: 1, character: 0 },
-      { line: 2, character: 0 },
-      { line: 3, character: 0 },
-      { line: 3, character: 1 },
-    ]);
-    assert.deepEqual([0, 1, 2, 3].map((line) => index.offsetAt({ line, character: 0 })), [0, 3, 5, 7]);
+    assert.deepEqual(
+      [0, 1, 3, 5, 7, 8].map((o) => index.positionAt(o)),
+      [
+        { line: 0, character: 0 },
+        { line: 0, character: 1 },
+        { line: 1, character: 0 },
+        { line: 2, character: 0 },
+        { line: 3, character: 0 },
+        { line: 3, character: 1 },
+      ],
+    );
+    assert.deepEqual(
+      [0, 1, 2, 3].map((line) => index.offsetAt({ line, character: 0 })),
+      [0, 3, 5, 7],
+    );
   });
 
   test('a trailing line break opens an empty last line; an empty text has one line', () => {
@@ -136,8 +142,38 @@ describe('problem ranges in UTF-16', () => {
 
   test('no problem range ever splits a surrogate pair or leaves the text, and the audit never throws', () => {
     const parts = fc.constantFrom(
-      '{', '}', '[', ']', ':', ',', ' ', '\n', '\r\n', '\r', '"', '📋', 'é', 'x', '1', '-', '\\', '//', '/*', '*/', '\uFEFF',
-      '"agent"', '"graph:app"', '"remote_tools"', '"node"', '"name"', '"description"', '"parameters"', '"type"', '"📋"', 'null', 'true',
+      '{',
+      '}',
+      '[',
+      ']',
+      ':',
+      ',',
+      ' ',
+      '\n',
+      '\r\n',
+      '\r',
+      '"',
+      '📋',
+      'é',
+      'x',
+      '1',
+      '-',
+      '\\',
+      '//',
+      '/*',
+      '*/',
+      '\uFEFF',
+      '"agent"',
+      '"graph:app"',
+      '"remote_tools"',
+      '"node"',
+      '"name"',
+      '"description"',
+      '"parameters"',
+      '"type"',
+      '"📋"',
+      'null',
+      'true',
     );
     fc.assert(
       fc.property(fc.array(parts, { maxLength: 30 }), (chunks) => {

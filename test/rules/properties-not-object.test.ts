@@ -14,7 +14,10 @@ describe('properties-not-object', () => {
     ['null', 'null'],
   ] as const) {
     test(`properties that is ${what} is an error on the value, naming the tool`, () => {
-      const { problems } = expectProblems(config(tool({ parameters: `{"type": "object", "properties": ⟦${value}⟧}` })), CODE, { only: true, messages: ['"parameters.properties"', "tool 'read_clipboard'", what] });
+      const { problems } = expectProblems(config(tool({ parameters: `{"type": "object", "properties": ⟦${value}⟧}` })), CODE, {
+        only: true,
+        messages: ['"parameters.properties"', "tool 'read_clipboard'", what],
+      });
       assert.equal(problems[0].fixes, undefined);
     });
   }

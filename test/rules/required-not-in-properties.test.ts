@@ -20,7 +20,10 @@ describe('required-not-in-properties', () => {
   test('a warning does not stop the server: the config is still extracted', () => {
     const { text } = unmark(config(tool({ parameters: '{"type": "object", "required": ["a"]}' })));
     const analysis = analyzeConfig(text);
-    assert.deepEqual(analysis.problems.map((p) => p.code), [CODE]);
+    assert.deepEqual(
+      analysis.problems.map((p) => p.code),
+      [CODE],
+    );
     assert.deepEqual(analysis.config?.remoteTools[0].parameters, { type: 'object', required: ['a'] });
   });
 

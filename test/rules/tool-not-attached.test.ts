@@ -10,7 +10,11 @@ const live = (...list: Array<[string, 'local' | 'remote']>) => graph([node('agen
 
 describe('tool-not-attached', () => {
   test('a tool the live server does not list on its node is information on the name value', () => {
-    const { problems } = expectProblems(config(tool({ name: '⟦"read_clipboard"⟧' })), CODE, { only: true, graph: live(['other', 'remote']), messages: ["'read_clipboard'", "'TOOL'", 'Restart'] });
+    const { problems } = expectProblems(config(tool({ name: '⟦"read_clipboard"⟧' })), CODE, {
+      only: true,
+      graph: live(['other', 'remote']),
+      messages: ["'read_clipboard'", "'TOOL'", 'Restart'],
+    });
     assert.equal(problems[0].severity, 'information');
   });
 
@@ -21,7 +25,10 @@ describe('tool-not-attached', () => {
   test('information does not block the config', () => {
     const { text } = unmark(config(tool()));
     const analysis = analyzeConfig(text, { graph: live() });
-    assert.deepEqual(analysis.problems.map((p) => p.code), [CODE]);
+    assert.deepEqual(
+      analysis.problems.map((p) => p.code),
+      [CODE],
+    );
     assert.ok(analysis.config);
   });
 

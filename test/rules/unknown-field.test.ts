@@ -19,7 +19,8 @@ describe('unknown-field', () => {
     expectProblems(config(tool({ name: undefined, '⟦"color"⟧': '1' })), CODE, { messages: ['remote_tools[0]'] });
   });
 
-  const valueFor = (field: string) => (field === 'parameters' ? '{"type": "object", "properties": {}}' : field === 'description' ? D : field === 'node' ? '"TOOL"' : '"read_clipboard"');
+  const valueFor = (field: string) =>
+    field === 'parameters' ? '{"type": "object", "properties": {}}' : field === 'description' ? D : field === 'node' ? '"TOOL"' : '"read_clipboard"';
 
   for (const [key, field] of [
     ['desc', 'description'],

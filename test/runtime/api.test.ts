@@ -16,7 +16,10 @@ const VERSION = JSON.parse(readFileSync(resolve(ROOT, 'runtime', 'package.json')
 
 function lastText(messages: any[]): string {
   const last = messages.at(-1);
-  return last.content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join('');
+  return last.content
+    .filter((b: any) => b.type === 'text')
+    .map((b: any) => b.text)
+    .join('');
 }
 
 describe('the quick start served by startApiServer', () => {
@@ -77,7 +80,10 @@ describe('the quick start served by startApiServer', () => {
     assert.equal(data.pending_remote_calls.length, 1);
     const call = data.pending_remote_calls[0];
     assert.deepEqual({ name: call.name, node: call.node, args: call.args }, { name: 'get_user_location', node: 'TOOL', args: {} });
-    assert.deepEqual(data.messages.map((m: any) => m.role), ['assistant', 'tool']);
+    assert.deepEqual(
+      data.messages.map((m: any) => m.role),
+      ['assistant', 'tool'],
+    );
     assert.deepEqual(data.messages[1].content, [{ type: 'remote_tool_call', id: call.id, name: 'get_user_location', args: {} }]);
 
     const second = await postJson(`${server.url}/v1/graph/invoke`, {
@@ -104,7 +110,10 @@ describe('the quick start served by startApiServer', () => {
     assert.equal(typeof first.chunks[0].data.run_id, 'string');
     const calls = first.chunks[3].data.calls;
     assert.equal(first.chunks[3].data.thread_id, threadId);
-    assert.deepEqual(calls.map((c: any) => c.name), ['read_clipboard']);
+    assert.deepEqual(
+      calls.map((c: any) => c.name),
+      ['read_clipboard'],
+    );
     assert.deepEqual(first.chunks[4].data, { thread_id: threadId, status: 'waiting' });
 
     const second = await postStream(server.url, { messages: [resultsFor(calls, () => 'copied text')], config: { thread_id: threadId } });
@@ -167,7 +176,10 @@ describe('the quick start served by startApiServer', () => {
   test('a server tool and a remote tool in one turn', async () => {
     const first = await postJson(`${server.url}/v1/graph/invoke`, { messages: [userText('What time is it, and where am I?')] });
     const data = first.body.data;
-    assert.deepEqual(data.pending_remote_calls.map((c: any) => c.name), ['get_user_location']);
+    assert.deepEqual(
+      data.pending_remote_calls.map((c: any) => c.name),
+      ['get_user_location'],
+    );
     const serverResults = data.messages.flatMap((m: any) => m.content).filter((b: any) => b.type === 'tool_result');
     assert.equal(serverResults.length, 1);
     assert.equal(serverResults[0].status, 'completed');
@@ -244,11 +256,17 @@ describe('the quick start served by startApiServer', () => {
     try {
       ws.sendRaw('not json');
       const bad = await ws.until(null);
-      assert.deepEqual(bad.map((c) => c.event), ['error', 'end']);
+      assert.deepEqual(
+        bad.map((c) => c.event),
+        ['error', 'end'],
+      );
       assert.equal(bad[0].data.code, 'invalid_json');
       assert.equal(bad[1].data.status, 'error');
       const wrong = await ws.request('w1', { messages: [{ role: 'robot', content: [] }] });
-      assert.deepEqual(wrong.map((c) => c.event), ['error', 'end']);
+      assert.deepEqual(
+        wrong.map((c) => c.event),
+        ['error', 'end'],
+      );
       assert.equal(wrong[0].data.code, 'invalid_request');
       assert.match(wrong[0].data.message, /messages\[0\]\.role/);
       const good = await ws.request('w2', { messages: [userText('hello')] });
@@ -297,10 +315,13 @@ describe('a thread that is running', () => {
     assert.equal(streamed.status, 409);
     const ws = await WsSession.open(url);
     const viaWs = await ws.request('b1', { messages: [userText('hello')], config: { thread_id: threadId } });
-    assert.deepEqual(viaWs.map((c) => [c.event, c.data.code ?? c.data.status]), [
-      ['error', 'thread_busy'],
-      ['end', 'error'],
-    ]);
+    assert.deepEqual(
+      viaWs.map((c) => [c.event, c.data.code ?? c.data.status]),
+      [
+        ['error', 'thread_busy'],
+        ['end', 'error'],
+      ],
+    );
     await ws.close();
     // Another thread is not held up.
     const other = await postJson(`${url}/v1/graph/invoke`, { messages: [userText('hello')] });
@@ -346,7 +367,10 @@ describe('the recursion limit', () => {
 
     const streamed = await postStream(url, { messages: [userText('again')], config: { thread_id: 'loop' }, recursion_limit: 3 });
     assert.equal(streamed.status, 200);
-    assert.deepEqual(streamed.chunks.slice(-2).map((c) => c.event), ['error', 'end']);
+    assert.deepEqual(
+      streamed.chunks.slice(-2).map((c) => c.event),
+      ['error', 'end'],
+    );
     assert.equal(streamed.chunks.at(-2).data.code, 'recursion_limit_exceeded');
     assert.deepEqual(streamed.chunks.at(-1).data, { thread_id: 'loop', status: 'error' });
     assert.equal((await api.store.load('loop'))!.checkpoint.state.messages.length, 10);

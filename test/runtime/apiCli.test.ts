@@ -91,7 +91,10 @@ describe('10xgraph api (the built CLI)', () => {
     const expected = await expectedErrorLines('not-found.json');
     assert.equal(expected.length, 1);
     assert.match(expected[0]!, /^not-found\.json:5:15: error \[node-not-found\] /);
-    assert.deepEqual(outcome.stderr.split('\n').filter((line) => line.startsWith('not-found.json:')), expected);
+    assert.deepEqual(
+      outcome.stderr.split('\n').filter((line) => line.startsWith('not-found.json:')),
+      expected,
+    );
     assert.doesNotMatch(outcome.stdout, /Listening/);
     assert.equal(await refusesConnections(port), true);
   });
@@ -109,11 +112,11 @@ describe('10xgraph api (the built CLI)', () => {
     const outcome = await run(['api', '--config', 'many.json', '--db', ':memory:']);
     assert.equal(outcome.code, 1);
     const expected = await expectedErrorLines('many.json');
+    assert.deepEqual(expected.map((line) => /\[([a-z-]+)\]/.exec(line)![1]).sort(), ['missing-field', 'name-conflicts-with-server-tool', 'node-not-tool-node', 'not-a-string']);
     assert.deepEqual(
-      expected.map((line) => /\[([a-z-]+)\]/.exec(line)![1]).sort(),
-      ['missing-field', 'name-conflicts-with-server-tool', 'node-not-tool-node', 'not-a-string'],
+      outcome.stderr.split('\n').filter((line) => line.startsWith('many.json:')),
+      expected,
     );
-    assert.deepEqual(outcome.stderr.split('\n').filter((line) => line.startsWith('many.json:')), expected);
   });
 
   test('starts, logs attached tools, warnings (not information) and its address, and stops on SIGTERM', async () => {

@@ -14,7 +14,11 @@ import { QUICKSTART_CONFIG, WsSession, buildTestGraph, postJson, postStream, res
 const quiet = { info() {}, warn() {}, error() {} };
 
 function lastText(messages: any[]): string {
-  return messages.at(-1).content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join('');
+  return messages
+    .at(-1)
+    .content.filter((b: any) => b.type === 'text')
+    .map((b: any) => b.text)
+    .join('');
 }
 
 describe('a restart between the remote call and its result', () => {
@@ -65,7 +69,10 @@ describe('a restart between the remote call and its result', () => {
       const ws = await WsSession.open(server.url);
       const chunks = await ws.request('after-crash', { messages: [resultsFor(calls, () => 'clip')], config: { thread_id: threadId } });
       await ws.close();
-      assert.deepEqual(chunks.map((c) => c.event), ['metadata', 'message', 'end']);
+      assert.deepEqual(
+        chunks.map((c) => c.event),
+        ['metadata', 'message', 'end'],
+      );
       assert.match(lastText([chunks[1].data]), /read_clipboard: clip/);
     } finally {
       await server.close();

@@ -70,7 +70,7 @@ function messagesOf(chunks: StreamChunk[]): Message[] {
 
 /** The messages the server keeps for a thread: what really reached it. */
 async function storedMessages(threadId: string): Promise<Message[]> {
-  const record = (await server.api.store.load(threadId));
+  const record = await server.api.store.load(threadId);
   assert.ok(record, `thread ${threadId} is stored`);
   return record.checkpoint.state.messages as Message[];
 }
@@ -338,7 +338,7 @@ export const app = new StateGraph()
       assert.match(error.message, /Thread loop-1 still waits on remote calls \(get_user_location\) after 3 rounds/);
       assert.equal(calls, 3);
       // The thread is left waiting, not stuck: the pending call can still be answered by hand.
-      const record = (await looping.api.store.load('loop-1'));
+      const record = await looping.api.store.load('loop-1');
       assert.equal(record?.status, 'waiting');
       assert.equal(record?.running, false);
 
@@ -355,10 +355,12 @@ export const app = new StateGraph()
       client.close();
 
       // The server's own limit (graph steps per run) comes back as its 400 error.
-      const serverSide = await quickClient().invoke('Where am I?', { recursion_limit: 1 }).then(
-        () => assert.fail('one step is too few'),
-        (e: unknown) => e,
-      );
+      const serverSide = await quickClient()
+        .invoke('Where am I?', { recursion_limit: 1 })
+        .then(
+          () => assert.fail('one step is too few'),
+          (e: unknown) => e,
+        );
       assert.ok(serverSide instanceof TenxGraphError);
       assert.equal(serverSide.status, 400);
       assert.equal(serverSide.code, 'recursion_limit_exceeded');
@@ -405,7 +407,7 @@ export const app = new StateGraph()
       assert.ok(answer.includes(`"query":"${token}"`) && answer.includes(`"thread":"${id}"`), `thread ${id}: ${answer}`);
       // No other thread's data: only this thread's token appears.
       assert.deepEqual(answer.match(/token\d+/g), [token], `thread ${id}: ${answer}`);
-      const record = (await server.api.store.load(id));
+      const record = await server.api.store.load(id);
       assert.equal(record?.status, 'completed');
       assert.equal(blocks(record!.checkpoint.state.messages as Message[], 'tool_result').length, 1);
     }

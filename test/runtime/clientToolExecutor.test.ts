@@ -119,10 +119,7 @@ describe('ToolExecutor', () => {
       executor.register('bad', () => output);
       const result = await executor.execute(call('bad'));
       assert.equal(result.status, 'failed');
-      assert.equal(
-        result.error,
-        `Tool 'bad' returned a result that is not JSON-serialisable (${reason}); return plain data: objects, arrays, strings, numbers, booleans or null.`,
-      );
+      assert.equal(result.error, `Tool 'bad' returned a result that is not JSON-serialisable (${reason}); return plain data: objects, arrays, strings, numbers, booleans or null.`);
     }
   });
 
@@ -156,7 +153,11 @@ describe('ToolExecutor', () => {
       { when: new Date('2024-01-02T03:04:05.000Z') },
       { custom: { toJSON: () => 'custom form' } },
       JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}') as unknown,
-      { get computed() { return 42; } },
+      {
+        get computed() {
+          return 42;
+        },
+      },
       deep,
       'text \u2028 \ud800',
       [],
@@ -177,7 +178,14 @@ describe('ToolExecutor', () => {
     original.inner.a = 2;
     assert.deepEqual(copied, { ok: true, value: { list: [1, 2], inner: { a: 1 } } });
     assert.equal(Object.getPrototypeOf((toJsonValue(JSON.parse('{"__proto__": {"polluted": true}}')) as { value: object }).value), Object.prototype);
-    assert.deepEqual(toJsonValue({ get broken(): never { throw new Error('no reading') } }), { ok: false, reason: 'no reading' });
+    assert.deepEqual(
+      toJsonValue({
+        get broken(): never {
+          throw new Error('no reading');
+        },
+      }),
+      { ok: false, reason: 'no reading' },
+    );
   });
 
   test('executeAll runs the handlers concurrently and keeps the order of the calls', async () => {

@@ -151,9 +151,7 @@ describe('TenxGraphClient transport', () => {
   });
 
   test('a stream validation error before the run is thrown with its status', async () => {
-    routes.set('POST /v1/graph/stream', (_req, res) =>
-      json(res, 422, { error: { code: 'invalid_field', message: "Field 'messages' must be an array of messages." }, metadata }),
-    );
+    routes.set('POST /v1/graph/stream', (_req, res) => json(res, 422, { error: { code: 'invalid_field', message: "Field 'messages' must be an array of messages." }, metadata }));
     const error = await rejection(collect(new TenxGraphClient({ baseUrl }).stream('hi')));
     assert.equal(error.status, 422);
     assert.equal(error.code, 'invalid_field');

@@ -31,7 +31,10 @@ function write(name: string, text: string): void {
 /** An agent module whose one node is named by `./names` (a local import bundled into it). */
 function writeAgent(nodeName: string): void {
   write('names.ts', `export const NODE: string = ${JSON.stringify(nodeName)};\n`);
-  write('agent.ts', `import { StateGraph } from '10xgraph';\nimport { NODE } from './names';\nexport const app = new StateGraph().addNode(NODE, () => undefined).setEntryPoint(NODE).compile();\n`);
+  write(
+    'agent.ts',
+    `import { StateGraph } from '10xgraph';\nimport { NODE } from './names';\nexport const app = new StateGraph().addNode(NODE, () => undefined).setEntryPoint(NODE).compile();\n`,
+  );
 }
 
 async function nodeNames(spec = 'agent:app', configPath = config): Promise<string[]> {
@@ -89,7 +92,10 @@ describe('the agent compile cache', () => {
     write('names.ts', `export const NODE: string = 'two';\n`);
     assert.deepEqual(await nodeNames(), ['two'], 'an edited import is compiled again');
     alterEntry('"two"', '"stale"');
-    write('agent.ts', `import { StateGraph } from '10xgraph';\nimport { NODE } from './names';\nexport const app = new StateGraph().addNode(NODE + '-edited', () => undefined).setEntryPoint(NODE + '-edited').compile();\n`);
+    write(
+      'agent.ts',
+      `import { StateGraph } from '10xgraph';\nimport { NODE } from './names';\nexport const app = new StateGraph().addNode(NODE + '-edited', () => undefined).setEntryPoint(NODE + '-edited').compile();\n`,
+    );
     assert.deepEqual(await nodeNames(), ['two-edited'], 'an edited module is compiled again');
   });
 
@@ -97,7 +103,10 @@ describe('the agent compile cache', () => {
     write('node_modules/greeting/package.json', JSON.stringify({ name: 'greeting', main: 'index.js' }));
     write('node_modules/greeting/index.js', `module.exports = 'from-index';\n`);
     write('node_modules/greeting/other.js', `module.exports = 'from-other';\n`);
-    write('agent.ts', `import { StateGraph } from '10xgraph';\nimport greeting = require('greeting');\nexport const app = new StateGraph().addNode(greeting, () => undefined).setEntryPoint(greeting).compile();\n`);
+    write(
+      'agent.ts',
+      `import { StateGraph } from '10xgraph';\nimport greeting = require('greeting');\nexport const app = new StateGraph().addNode(greeting, () => undefined).setEntryPoint(greeting).compile();\n`,
+    );
     // Each load in a process of its own, as each `10xgraph audit` is: Node keeps what it resolved.
     assert.deepEqual(nodeNamesInProcess(config), ['from-index']);
     assert.deepEqual(nodeNamesInProcess(config), ['from-index']);
@@ -115,7 +124,13 @@ describe('the agent compile cache', () => {
     const [name] = entries();
     const path = join(cacheFolder, name!);
     const good = readFileSync(path, 'utf8');
-    for (const bad of ['{not json', good.slice(0, good.length / 2), JSON.stringify({ ...JSON.parse(good), file: join(project, 'other.ts'), code: 'exports.app = 1' }), JSON.stringify({ ...JSON.parse(good), inputs: 'none' }), 'null']) {
+    for (const bad of [
+      '{not json',
+      good.slice(0, good.length / 2),
+      JSON.stringify({ ...JSON.parse(good), file: join(project, 'other.ts'), code: 'exports.app = 1' }),
+      JSON.stringify({ ...JSON.parse(good), inputs: 'none' }),
+      'null',
+    ]) {
       writeFileSync(path, bad);
       assert.deepEqual(await nodeNames(), ['sound'], `after the entry ${bad.slice(0, 40)}`);
       assert.equal(readFileSync(path, 'utf8'), good, 'the entry is written anew');
@@ -154,7 +169,10 @@ describe('the agent compile cache', () => {
     const bare = mkdtempSync(join(tmpdir(), '10xgraph-cache-bare-'));
     try {
       writeFileSync(join(bare, '10xgraph.json'), '{}');
-      writeFileSync(join(bare, 'agent.ts'), `import { StateGraph } from ${JSON.stringify(RUNTIME_DIST)};\nexport const app = new StateGraph().addNode('bare', () => undefined).setEntryPoint('bare').compile();\n`);
+      writeFileSync(
+        join(bare, 'agent.ts'),
+        `import { StateGraph } from ${JSON.stringify(RUNTIME_DIST)};\nexport const app = new StateGraph().addNode('bare', () => undefined).setEntryPoint('bare').compile();\n`,
+      );
       assert.deepEqual(await nodeNames('agent:app', join(bare, '10xgraph.json')), ['bare']);
       assert.deepEqual(readdirSync(bare).sort(), ['10xgraph.json', 'agent.ts']);
     } finally {

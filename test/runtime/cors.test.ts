@@ -184,7 +184,13 @@ describe('CORS with a token', () => {
   });
 
   test('requests echo the listed origin, never *, and still need the token', async () => {
-    const authorized = await send(port, 'POST', '/v1/graph/invoke', { 'content-type': 'application/json', origin: 'http://localhost:5173', authorization: `Bearer ${TOKEN}` }, INVOKE_BODY);
+    const authorized = await send(
+      port,
+      'POST',
+      '/v1/graph/invoke',
+      { 'content-type': 'application/json', origin: 'http://localhost:5173', authorization: `Bearer ${TOKEN}` },
+      INVOKE_BODY,
+    );
     assert.equal(authorized.status, 200);
     assert.equal(authorized.headers['access-control-allow-origin'], 'http://localhost:5173');
     const anonymous = await send(port, 'POST', '/v1/graph/invoke', { 'content-type': 'application/json', origin: 'http://localhost:5173' }, INVOKE_BODY);

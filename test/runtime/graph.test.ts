@@ -39,22 +39,36 @@ async function collect(graph: CompiledGraph, messages: Message[], options = {}):
 describe('StateGraph.compile', () => {
   test('refuses a graph without an entry point', () => {
     const graph = new StateGraph().addNode('a', () => undefined);
-    assert.throws(() => graph.compile(), (error: unknown) => error instanceof GraphDefinitionError && /entry point/.test(error.message));
+    assert.throws(
+      () => graph.compile(),
+      (error: unknown) => error instanceof GraphDefinitionError && /entry point/.test(error.message),
+    );
   });
 
   test('refuses an edge to a node that does not exist', () => {
-    const graph = new StateGraph().addNode('a', () => undefined).setEntryPoint('a').addEdge('a', 'missing');
+    const graph = new StateGraph()
+      .addNode('a', () => undefined)
+      .setEntryPoint('a')
+      .addEdge('a', 'missing');
     assert.throws(() => graph.compile(), /ends at a node that does not exist/);
   });
 
   test('refuses two fixed edges from one node, and a duplicate node name', () => {
-    const graph = new StateGraph().addNode('a', () => undefined).addNode('b', () => undefined).setEntryPoint('a').addEdge('a', 'b').addEdge('a', END);
+    const graph = new StateGraph()
+      .addNode('a', () => undefined)
+      .addNode('b', () => undefined)
+      .setEntryPoint('a')
+      .addEdge('a', 'b')
+      .addEdge('a', END);
     assert.throws(() => graph.compile(), /two fixed edges/);
     assert.throws(() => new StateGraph().addNode('a', () => undefined).addNode('a', () => undefined), /added twice/);
   });
 
   test('addEdge(START, node) sets the entry point; compiled graphs carry the shared mark', () => {
-    const graph = new StateGraph().addNode('a', () => undefined).addEdge(START, 'a').compile();
+    const graph = new StateGraph()
+      .addNode('a', () => undefined)
+      .addEdge(START, 'a')
+      .compile();
     assert.equal(graph.describe().entryPoint, 'a');
     assert.equal(isCompiledGraph(graph), true);
     assert.equal((graph as unknown as Record<symbol, unknown>)[Symbol.for('10xgraph.CompiledGraph')], true);
@@ -86,10 +100,7 @@ describe('CompiledGraph.describe and toRuleGraph', () => {
         ['log', 'function_node'],
       ],
     );
-    assert.deepEqual(
-      description.edges.map((edge) => `${edge.source}->${edge.target}${edge.conditional ? '?' : ''}`).sort(),
-      ['TOOL->log', 'agent->TOOL?', 'log->agent'],
-    );
+    assert.deepEqual(description.edges.map((edge) => `${edge.source}->${edge.target}${edge.conditional ? '?' : ''}`).sort(), ['TOOL->log', 'agent->TOOL?', 'log->agent']);
     const tools = description.nodes[1]!.tools!;
     assert.deepEqual(
       tools.map((tool) => [tool.name, tool.source]),
@@ -225,7 +236,10 @@ describe('running a graph', () => {
     const graph = buildTestGraph();
     const first = await graph.invoke({ messages: [textMessage('what time is it, and where am I?')] });
     assert.equal(first.status, 'waiting');
-    assert.deepEqual(first.pendingRemoteCalls.map((call) => call.name), ['get_user_location']);
+    assert.deepEqual(
+      first.pendingRemoteCalls.map((call) => call.name),
+      ['get_user_location'],
+    );
     const serverResult = first.messages.flatMap((message) => message.content).find((block) => block.type === 'tool_result');
     assert.deepEqual(serverResult && { output: serverResult.output, status: serverResult.status }, { output: '12:00', status: 'completed' });
     const second = await graph.invoke({ messages: [resultMessage(first.pendingRemoteCalls, () => 'Oslo')] }, { checkpoint: first.checkpoint });
@@ -237,12 +251,30 @@ describe('running a graph', () => {
   test('failed server tools and unknown tools give failed results, not errors', async () => {
     const model = new ScriptedModel((request) => {
       const last = request.messages.at(-1)!;
-      if (last.role === 'user') return { toolCalls: [{ name: 'explode', args: {} }, { name: 'no_such_tool', args: {} }, { name: 'explode', args: 'not an object' }] };
+      if (last.role === 'user')
+        return {
+          toolCalls: [
+            { name: 'explode', args: {} },
+            { name: 'no_such_tool', args: {} },
+            { name: 'explode', args: 'not an object' },
+          ],
+        };
       return { text: 'done' };
     });
     const graph = new StateGraph()
       .addNode('agent', new ModelNode(model))
-      .addNode('TOOL', new ToolNode([{ name: 'explode', description: 'Always fails.', handler: () => { throw new Error('boom'); } }]))
+      .addNode(
+        'TOOL',
+        new ToolNode([
+          {
+            name: 'explode',
+            description: 'Always fails.',
+            handler: () => {
+              throw new Error('boom');
+            },
+          },
+        ]),
+      )
       .setEntryPoint('agent')
       .addConditionalEdges('agent', toolsCondition, ['TOOL', END])
       .addEdge('TOOL', 'agent')
@@ -272,14 +304,32 @@ describe('running a graph', () => {
       }
       return 'none';
     };
-    assert.equal(code(() => validateResume(first.checkpoint, [resultMessage([a!], () => 1)])), 'missing_tool_results');
-    assert.equal(code(() => validateResume(first.checkpoint, [resultMessage([a!, b!, { id: 'call_x' }], () => 1)])), 'unknown_call_id');
-    assert.equal(code(() => validateResume(first.checkpoint, [resultMessage([a!, a!, b!], () => 1)])), 'unknown_call_id');
-    assert.equal(code(() => validateResume(first.checkpoint, [resultMessage([a!, b!], () => 1)])), 'none');
-    await assert.rejects(graph.invoke({ messages: [resultMessage([a!], () => 1)] }, { checkpoint: first.checkpoint }), (error: unknown) => (error as GraphRunError).code === 'missing_tool_results' && /call_/.test((error as Error).message));
+    assert.equal(
+      code(() => validateResume(first.checkpoint, [resultMessage([a!], () => 1)])),
+      'missing_tool_results',
+    );
+    assert.equal(
+      code(() => validateResume(first.checkpoint, [resultMessage([a!, b!, { id: 'call_x' }], () => 1)])),
+      'unknown_call_id',
+    );
+    assert.equal(
+      code(() => validateResume(first.checkpoint, [resultMessage([a!, a!, b!], () => 1)])),
+      'unknown_call_id',
+    );
+    assert.equal(
+      code(() => validateResume(first.checkpoint, [resultMessage([a!, b!], () => 1)])),
+      'none',
+    );
+    await assert.rejects(
+      graph.invoke({ messages: [resultMessage([a!], () => 1)] }, { checkpoint: first.checkpoint }),
+      (error: unknown) => (error as GraphRunError).code === 'missing_tool_results' && /call_/.test((error as Error).message),
+    );
     // A completed thread has nothing pending: any result is for an unknown (or answered) call.
     const done = await graph.invoke({ messages: [resultMessage([a!, b!], () => 1)] }, { checkpoint: first.checkpoint });
-    await assert.rejects(graph.invoke({ messages: [resultMessage([a!], () => 1)] }, { checkpoint: done.checkpoint }), (error: unknown) => (error as GraphRunError).code === 'unknown_call_id');
+    await assert.rejects(
+      graph.invoke({ messages: [resultMessage([a!], () => 1)] }, { checkpoint: done.checkpoint }),
+      (error: unknown) => (error as GraphRunError).code === 'unknown_call_id',
+    );
   });
 
   test('the recursion limit ends a looping run with an error and keeps what it produced', async () => {
@@ -302,7 +352,10 @@ describe('running a graph', () => {
     assert.equal(end.status, 'error');
     assert.equal(end.checkpoint.state.messages.length, 4);
     assert.deepEqual(end.checkpoint.pending, []);
-    await assert.rejects(graph.invoke({ messages: [textMessage('go')] }, { recursionLimit: 2 }), (error: unknown) => error instanceof GraphRunError && error.code === 'recursion_limit_exceeded');
+    await assert.rejects(
+      graph.invoke({ messages: [textMessage('go')] }, { recursionLimit: 2 }),
+      (error: unknown) => error instanceof GraphRunError && error.code === 'recursion_limit_exceeded',
+    );
   });
 
   test('function nodes keep state values across runs; routes pick the next node', async () => {
@@ -321,7 +374,14 @@ describe('running a graph', () => {
 
   test('a failing model ends the run with model_error', async () => {
     const graph = new StateGraph()
-      .addNode('agent', new ModelNode({ generate: async () => { throw new Error('quota exceeded'); } }))
+      .addNode(
+        'agent',
+        new ModelNode({
+          generate: async () => {
+            throw new Error('quota exceeded');
+          },
+        }),
+      )
       .setEntryPoint('agent')
       .compile();
     const events = await collect(graph, [textMessage('hi')]);

@@ -35,7 +35,11 @@ const SERVER_ONLY = ['/node_modules/ws/', '/node_modules/better-sqlite3/', '/nod
 
 function assertNoneOf(loaded: Loaded, what: string): void {
   for (const part of SERVER_ONLY) {
-    assert.deepEqual(loaded.files.filter((file) => file.includes(part)), [], `${what} loads nothing of ${part}`);
+    assert.deepEqual(
+      loaded.files.filter((file) => file.includes(part)),
+      [],
+      `${what} loads nothing of ${part}`,
+    );
   }
   for (const builtin of ['http', 'crypto']) assert.ok(!loaded.builtins.includes(builtin), `${what} does not load node:${builtin}`);
 }
@@ -50,7 +54,9 @@ describe('loading the library and the CLI', () => {
   });
 
   test('the built library exports every name of its source, to require and to ESM import alike, with one rule set', async () => {
-    const source = Object.keys(await import('../../runtime/src/index')).filter((name) => name !== 'default' && name !== '__esModule').sort();
+    const source = Object.keys(await import('../../runtime/src/index'))
+      .filter((name) => name !== 'default' && name !== '__esModule')
+      .sort();
     const loaded = loadedBy(`const lib = require(${JSON.stringify(RUNTIME_DIST)});
   const esm = await import(${JSON.stringify(pathToFileURL(RUNTIME_DIST).href)});
   const rules = require(${JSON.stringify(join(ROOT, 'runtime', 'dist', 'rules.js'))});
@@ -75,7 +81,11 @@ describe('loading the library and the CLI', () => {
   await api.close();
   output = { ping: ping.data, opened };`);
     assert.deepEqual(loaded.output, { ping: 'pong', opened: true });
-    for (const part of ['/node_modules/ws/', '/node_modules/better-sqlite3/']) assert.ok(loaded.files.some((file) => file.includes(part)), `the server loaded ${part}`);
+    for (const part of ['/node_modules/ws/', '/node_modules/better-sqlite3/'])
+      assert.ok(
+        loaded.files.some((file) => file.includes(part)),
+        `the server loaded ${part}`,
+      );
     assert.ok(loaded.builtins.includes('http'), 'the server loaded node:http');
   });
 
@@ -90,7 +100,11 @@ describe('loading the library and the CLI', () => {
     assert.deepEqual(loaded.output, { code: 0, printed: `${relative(ROOT, QUICKSTART_CONFIG)}: no problems; graph loaded from the agent module 'graph:app'\n` });
     for (const bundle of ['cli-api.js', 'cli-types.js']) assert.ok(!loaded.files.some((file) => file.endsWith(join('runtime', 'dist', bundle))), `${bundle} is not loaded`);
     for (const part of ['/node_modules/ws/', '/node_modules/better-sqlite3/', '/node_modules/pino/']) {
-      assert.deepEqual(loaded.files.filter((file) => file.includes(part)), [], `the audit loads nothing of ${part}`);
+      assert.deepEqual(
+        loaded.files.filter((file) => file.includes(part)),
+        [],
+        `the audit loads nothing of ${part}`,
+      );
     }
   });
 });

@@ -40,7 +40,10 @@ describe('loadAgentGraph', () => {
     assert.equal(isCompiledGraph(graph), true);
     // The module loaded runtime/dist, not these sources: recognised by mark, not by class.
     assert.equal(graph instanceof CompiledGraph, false);
-    assert.deepEqual(graph.describe().nodes.map((n) => n.name), ['agent', 'TOOL']);
+    assert.deepEqual(
+      graph.describe().nodes.map((n) => n.name),
+      ['agent', 'TOOL'],
+    );
   });
 
   test('bundles relative imports of a .ts module; import.meta.url and __dirname point at its folder', async () => {
@@ -66,7 +69,10 @@ export const app = new StateGraph()
     write('only/graph.mjs', `import lib from ${LIB};\nexport const app = new lib.StateGraph().addNode('f', () => undefined).setEntryPoint('f').compile();\n`);
     write('only/10xgraph.json', '{}');
     const graph = await loadAgentGraph(join(folder, 'only', '10xgraph.json'), 'graph:app');
-    assert.deepEqual(graph.describe().nodes.map((n) => n.kind), ['function_node']);
+    assert.deepEqual(
+      graph.describe().nodes.map((n) => n.kind),
+      ['function_node'],
+    );
     const explicit = await loadAgentGraph(config, 'only/graph.mjs:app');
     assert.equal(explicit.describe().nodes.length, 1);
   });
@@ -78,7 +84,10 @@ export const app = new StateGraph()
   });
 
   test('a missing export lists the exports there are', async () => {
-    write('exports.ts', `import { StateGraph } from ${LIB};\nexport const graph = new StateGraph().addNode('a', () => undefined).setEntryPoint('a').compile();\nexport const other = 1;\n`);
+    write(
+      'exports.ts',
+      `import { StateGraph } from ${LIB};\nexport const graph = new StateGraph().addNode('a', () => undefined).setEntryPoint('a').compile();\nexport const other = 1;\n`,
+    );
     const error = await loadError('exports:app');
     assert.equal(error.code, 'agent-export-not-found');
     assert.match(error.message, /has no export 'app' \(it exports 'graph', 'other'\)/);

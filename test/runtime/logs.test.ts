@@ -69,22 +69,40 @@ describe('what the server logs (createApiServer, captured)', () => {
         ['POST', '/v1/graph/invoke', 401],
       ],
     );
-    assert.deepEqual(records.map((entry) => entry.fields!.request_id), [ping, graph, missing, refused].map((answer) => answer.headers['x-request-id']));
+    assert.deepEqual(
+      records.map((entry) => entry.fields!.request_id),
+      [ping, graph, missing, refused].map((answer) => answer.headers['x-request-id']),
+    );
     for (const entry of records) {
       assert.equal(typeof entry.fields!.duration_ms, 'number');
       assert.ok((entry.fields!.duration_ms as number) >= 0);
-      assert.match(entry.line, new RegExp(`^${entry.fields!.method} ${entry.fields!.route === '-' ? '-' : entry.fields!.route} ${entry.fields!.status} in [\\d.]+ ms \\[${entry.fields!.request_id}\\]$`));
+      assert.match(
+        entry.line,
+        new RegExp(`^${entry.fields!.method} ${entry.fields!.route === '-' ? '-' : entry.fields!.route} ${entry.fields!.status} in [\\d.]+ ms \\[${entry.fields!.request_id}\\]$`),
+      );
     }
   });
 
   test('one record per remote call sent and per result answered, with thread, call id, tool, node and duration', async () => {
-    const first = await send(port, 'POST', '/v1/graph/invoke', { 'content-type': 'application/json', ...auth }, JSON.stringify({ messages: [userText(`where am i ${BODY_SECRET}`)], config: { thread_id: 'logged' } }));
+    const first = await send(
+      port,
+      'POST',
+      '/v1/graph/invoke',
+      { 'content-type': 'application/json', ...auth },
+      JSON.stringify({ messages: [userText(`where am i ${BODY_SECRET}`)], config: { thread_id: 'logged' } }),
+    );
     const calls = JSON.parse(first.body).data.pending_remote_calls;
     assert.equal(calls.length, 1);
     const sent = log.lines.filter((entry) => entry.fields?.event === 'remote_call');
     assert.equal(sent.length, 1);
     assert.deepEqual(sent[0]!.fields, { event: 'remote_call', thread_id: 'logged', call_id: calls[0].id, tool: 'get_user_location', node: 'TOOL' });
-    await send(port, 'POST', '/v1/graph/invoke', { 'content-type': 'application/json', ...auth }, JSON.stringify({ messages: [resultsFor(calls, () => ({ secret: BODY_SECRET }))], config: { thread_id: 'logged' } }));
+    await send(
+      port,
+      'POST',
+      '/v1/graph/invoke',
+      { 'content-type': 'application/json', ...auth },
+      JSON.stringify({ messages: [resultsFor(calls, () => ({ secret: BODY_SECRET }))], config: { thread_id: 'logged' } }),
+    );
     const answered = log.lines.filter((entry) => entry.fields?.event === 'remote_result');
     assert.equal(answered.length, 1);
     const { duration_ms, ...rest } = answered[0]!.fields!;
@@ -107,7 +125,10 @@ describe('what the server logs (createApiServer, captured)', () => {
     const frames = log.lines.filter((entry) => entry.fields?.event === 'ws_request');
     assert.deepEqual(
       // w2 is refused at once, w1 ends after its run: sorted by id.
-      frames.slice(-2).map((entry) => [entry.fields!.ws_request_id, entry.fields!.thread_id, entry.fields!.status, entry.fields!.code ?? null]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      frames
+        .slice(-2)
+        .map((entry) => [entry.fields!.ws_request_id, entry.fields!.thread_id, entry.fields!.status, entry.fields!.code ?? null])
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
       [
         ['w1', 'ws-logged', 'completed', null],
         ['w2', null, 'error', 'invalid_request'],
@@ -119,7 +140,9 @@ describe('what the server logs (createApiServer, captured)', () => {
     const body = JSON.stringify({ messages: [userText('run the slow tool')] });
     const socket = connect(port, '127.0.0.1');
     socket.on('error', () => {});
-    socket.write(`POST /v1/graph/invoke?token=${TOKEN}&x=${BODY_SECRET} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    socket.write(
+      `POST /v1/graph/invoke?token=${TOKEN}&x=${BODY_SECRET} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
     await poll('the run to reach the held tool', () => held, 5000);
     socket.destroy();
     const aborted = await poll('the aborted request record', () => log.lines.find((entry) => entry.fields?.event === 'request' && entry.fields.aborted === true), 5000);
@@ -175,7 +198,10 @@ describe('--log-format and --log-level (the built CLI)', () => {
     });
   }
 
-  async function withApi(args: string[], body: (port: number, output: () => { stdout: string; stderr: string }) => Promise<void>): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  async function withApi(
+    args: string[],
+    body: (port: number, output: () => { stdout: string; stderr: string }) => Promise<void>,
+  ): Promise<{ stdout: string; stderr: string; code: number | null }> {
     // The port is picked here (at --log-level warn nothing says where the server listens) and
     // taken by the server later: another process may take it between, so a start refused for a
     // port in use is tried again on another port.
@@ -189,10 +215,12 @@ describe('--log-format and --log-level (the built CLI)', () => {
       let closed = false;
       child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
       child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => {
-        closed = true;
-        resolve(code);
-      }));
+      const exited = new Promise<number | null>((resolve) =>
+        child.on('close', (code) => {
+          closed = true;
+          resolve(code);
+        }),
+      );
       let exitedFirst = false;
       try {
         await poll('the server to answer', async () => closed || (await send(port, 'GET', '/ping').catch(() => undefined))?.status === 200, 20_000);

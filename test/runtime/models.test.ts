@@ -77,7 +77,12 @@ class FakeCompletions {
 }
 
 function completion(message: Record<string, unknown>) {
-  return { id: 'chatcmpl-1', object: 'chat.completion', model: 'test-model', choices: [{ index: 0, message: { role: 'assistant', content: null, ...message }, finish_reason: 'stop' }] };
+  return {
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    model: 'test-model',
+    choices: [{ index: 0, message: { role: 'assistant', content: null, ...message }, finish_reason: 'stop' }],
+  };
 }
 
 describe('OpenAIChatModel', () => {

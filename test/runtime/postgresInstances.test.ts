@@ -28,7 +28,10 @@ const folder = mkdtempSync(join(tmpdir(), '10xgraph-pg-instances-'));
 let cluster: TestPostgres;
 
 function text(message: any): string {
-  return message.content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join('');
+  return message.content
+    .filter((b: any) => b.type === 'text')
+    .map((b: any) => b.text)
+    .join('');
 }
 
 async function startInstances(count: number): Promise<ApiProcess[]> {
@@ -62,7 +65,10 @@ describe('two instances on one database', () => {
     const asked = await postJson(`${a.url}/v1/graph/invoke`, { messages: [userText('[t:cross]')], config: { thread_id: 'cross' } });
     assert.equal(asked.body.data.status, 'waiting');
     const calls = asked.body.data.pending_remote_calls;
-    assert.deepEqual(calls.map((c: any) => c.args), [{ key: 'cross' }]);
+    assert.deepEqual(
+      calls.map((c: any) => c.args),
+      [{ key: 'cross' }],
+    );
     const answered = await postJson(`${b.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'from-b')], config: { thread_id: 'cross' } });
     assert.equal(answered.status, 200);
     assert.equal(answered.body.data.status, 'completed');
@@ -107,7 +113,10 @@ describe('two instances on one database', () => {
     assert.equal(taken.body.data.status, 'waiting');
     // The killed run stored nothing: the thread holds only the new run's messages.
     const rows = await cluster.query<{ seq: number }>("SELECT seq FROM tenxgraph_messages WHERE thread_id = 'killed' ORDER BY seq");
-    assert.deepEqual(rows.map((row) => row.seq), [0, 1, 2]);
+    assert.deepEqual(
+      rows.map((row) => row.seq),
+      [0, 1, 2],
+    );
     await a.start();
   });
 });
@@ -157,7 +166,10 @@ describe('database faults', () => {
       const down = await postJson(`${server!.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'after')], config: { thread_id: 'restart' } });
       assert.equal(down.status, 503);
       assert.equal(down.body.error.code, 'store_unavailable');
-      assert.match(down.body.error.message, new RegExp(`^The PostgreSQL database postgres://tenx@127\\.0\\.0\\.1:${cluster.port}/threads cannot be reached \\(.+\\); try again once it is back\\.$`));
+      assert.match(
+        down.body.error.message,
+        new RegExp(`^The PostgreSQL database postgres://tenx@127\\.0\\.0\\.1:${cluster.port}/threads cannot be reached \\(.+\\); try again once it is back\\.$`),
+      );
       const reading = await fetch(`${server!.url}/v1/threads/restart`);
       assert.equal(reading.status, 503);
       // A new thread (its id made by the server) is refused the same way while the database is down.
@@ -183,7 +195,12 @@ describe('database faults', () => {
     try {
       const result = await runCli(['api', '--config', AGENT, '--port', '0', '--db', cluster.url], { env: { TENXGRAPH_TOKEN: '' } });
       assert.equal(result.code, 2);
-      assert.match(result.stderr, new RegExp(`^10xgraph api: Cannot use the PostgreSQL database postgres://tenx@127\\.0\\.0\\.1:${cluster.port}/threads: nothing accepts connections there \\(.*ECONNREFUSED.*\\); check that PostgreSQL is running and the host and port\\.\\n$`));
+      assert.match(
+        result.stderr,
+        new RegExp(
+          `^10xgraph api: Cannot use the PostgreSQL database postgres://tenx@127\\.0\\.0\\.1:${cluster.port}/threads: nothing accepts connections there \\(.*ECONNREFUSED.*\\); check that PostgreSQL is running and the host and port\\.\\n$`,
+        ),
+      );
       assert.doesNotMatch(result.stderr, /tenx-secret/);
     } finally {
       cluster.startServer();
@@ -204,8 +221,16 @@ describe('database faults', () => {
     await cluster.query(`INSERT INTO tenxgraph_schema (version, description) VALUES (${SCHEMA_VERSION + 5}, 'from the future')`);
     const result = await runCli(['api', '--config', AGENT, '--port', '0', '--db', cluster.url], { env: { TENXGRAPH_TOKEN: '' } });
     assert.equal(result.code, 2);
-    assert.match(result.stderr, new RegExp(`has schema version ${SCHEMA_VERSION + 5}, newer than this 10xgraph knows \\(${SCHEMA_VERSION}\\): it was written by a newer 10xgraph; upgrade 10xgraph or use another database\\.\\n$`));
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `has schema version ${SCHEMA_VERSION + 5}, newer than this 10xgraph knows \\(${SCHEMA_VERSION}\\): it was written by a newer 10xgraph; upgrade 10xgraph or use another database\\.\\n$`,
+      ),
+    );
     const versions = await cluster.query<{ version: number }>('SELECT version FROM tenxgraph_schema ORDER BY version');
-    assert.deepEqual(versions.map((row) => row.version), [...Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1), SCHEMA_VERSION + 5]);
+    assert.deepEqual(
+      versions.map((row) => row.version),
+      [...Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1), SCHEMA_VERSION + 5],
+    );
   });
 });

@@ -17,13 +17,24 @@ export interface Answer {
 /** Sends one request on a fresh connection (headers exactly as given, Host included) and reads the answer. */
 export function send(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, method, path, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) }, agent: false, setHost: !('host' in headers) }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      res.on('error', reject);
-    });
+    const outgoing = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
+        agent: false,
+        setHost: !('host' in headers),
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        res.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     if (body !== undefined) outgoing.write(body);
     outgoing.end();
@@ -32,7 +43,11 @@ export function send(port: number, method: string, path: string, headers: Record
 
 /** The `access-control-*` headers of an answer. */
 export function corsHeadersOf(answer: Answer): Record<string, string> {
-  return Object.fromEntries(Object.entries(answer.headers).filter(([name]) => name.startsWith('access-control-')).map(([name, value]) => [name, String(value)]));
+  return Object.fromEntries(
+    Object.entries(answer.headers)
+      .filter(([name]) => name.startsWith('access-control-'))
+      .map(([name, value]) => [name, String(value)]),
+  );
 }
 
 /** A WebSocket handshake's outcome: the status line's code and the headers of the answer. */
@@ -102,7 +117,19 @@ export function probeUntilClosed(socket: Socket): void {
 export function clientFrame(text: string, opcode = 0x1): Buffer {
   const payload = Buffer.from(text, 'utf8');
   const mask = Buffer.from([0x12, 0x34, 0x56, 0x78]);
-  const length = payload.length < 126 ? Buffer.from([0x80 | payload.length]) : payload.length < 65536 ? Buffer.from([0x80 | 126, payload.length >> 8, payload.length & 0xff]) : Buffer.concat([Buffer.from([0x80 | 127, 0, 0, 0, 0]), (() => { const b = Buffer.alloc(4); b.writeUInt32BE(payload.length); return b; })()]);
+  const length =
+    payload.length < 126
+      ? Buffer.from([0x80 | payload.length])
+      : payload.length < 65536
+        ? Buffer.from([0x80 | 126, payload.length >> 8, payload.length & 0xff])
+        : Buffer.concat([
+            Buffer.from([0x80 | 127, 0, 0, 0, 0]),
+            (() => {
+              const b = Buffer.alloc(4);
+              b.writeUInt32BE(payload.length);
+              return b;
+            })(),
+          ]);
   const masked = Buffer.from(payload.map((byte, i) => byte ^ mask[i % 4]!));
   return Buffer.concat([Buffer.from([0x80 | opcode]), length, mask, masked]);
 }
@@ -117,7 +144,10 @@ export class RawWebSocket {
   private buffer: Buffer;
   private readonly waiters = new Set<() => void>();
 
-  constructor(readonly shake: Handshake, options: { read?: boolean } = {}) {
+  constructor(
+    readonly shake: Handshake,
+    options: { read?: boolean } = {},
+  ) {
     this.buffer = shake.rest;
     if (options.read !== false) {
       shake.socket.on('data', (chunk: Buffer) => {

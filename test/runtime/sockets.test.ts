@@ -150,13 +150,16 @@ describe('a run in flight keeps its WebSocket', () => {
   test('no idle close while a run goes, and the close comes once it has ended', async () => {
     const hold = latch();
     const started = latch();
-    const served = await serve({ heartbeatMs: 100, idleTimeoutMs: 300 }, {
-      slowTool: async () => {
-        started.release();
-        await hold.promise;
-        return 'done';
+    const served = await serve(
+      { heartbeatMs: 100, idleTimeoutMs: 300 },
+      {
+        slowTool: async () => {
+          started.release();
+          await hold.promise;
+          return 'done';
+        },
       },
-    });
+    );
     try {
       const ws = new WebSocket(`ws://127.0.0.1:${served.port}/v1/graph/ws`);
       const chunks: any[] = [];
@@ -191,7 +194,11 @@ describe('back-pressure: a client that never reads', () => {
       // Never read: each run answers about 1 MB (the tool's output, and the model's answer quoting it).
       const raw = new RawWebSocket(shake, { read: false });
       for (let i = 0; i < 40; i++) raw.send(JSON.stringify({ id: `r${i}`, messages: [userText('run the slow tool')], config: { thread_id: `bp-${i}` } }));
-      await poll('the drop for back-pressure', () => served.log.lines.some((entry) => entry.fields?.event === 'websocket_dropped' && entry.fields.reason === 'backpressure'), 20_000);
+      await poll(
+        'the drop for back-pressure',
+        () => served.log.lines.some((entry) => entry.fields?.event === 'websocket_dropped' && entry.fields.reason === 'backpressure'),
+        20_000,
+      );
       await poll('the server to let the socket go', async () => (await connections(served.api)) === 0, 10_000);
       assert.equal(served.log.mentioning('Dropped a WebSocket').length, 1, 'one line per dropped socket');
       await poll('the runs started to end', async () => (await served.api.store.load('bp-0'))?.status === 'completed', 10_000);
@@ -223,15 +230,18 @@ describe('runs per WebSocket', () => {
     const hold = latch();
     let running = 0;
     let most = 0;
-    const served = await serve({ maxRunsPerSocket: 2 }, {
-      slowTool: async () => {
-        running++;
-        most = Math.max(most, running);
-        await hold.promise;
-        running--;
-        return 'ok';
+    const served = await serve(
+      { maxRunsPerSocket: 2 },
+      {
+        slowTool: async () => {
+          running++;
+          most = Math.max(most, running);
+          await hold.promise;
+          running--;
+          return 'ok';
+        },
       },
-    });
+    );
     try {
       const shake = await handshake(served.port, '/v1/graph/ws', { host: `127.0.0.1:${served.port}` });
       const raw = new RawWebSocket(shake);
@@ -240,7 +250,12 @@ describe('runs per WebSocket', () => {
       hold.release();
       await raw.until('six ends', () => raw.chunks().filter((chunk) => chunk.event === 'end').length === 6);
       assert.equal(most, 2);
-      assert.ok(raw.chunks().filter((chunk) => chunk.event === 'end').every((chunk) => chunk.data.status === 'completed'));
+      assert.ok(
+        raw
+          .chunks()
+          .filter((chunk) => chunk.event === 'end')
+          .every((chunk) => chunk.data.status === 'completed'),
+      );
 
       // 100 requests in one write: two run, 64 wait, the rest are refused at once with too_many_runs.
       const flood = latch();
@@ -272,15 +287,18 @@ describe('runs per HTTP connection (pipelining)', () => {
     const hold = latch();
     let running = 0;
     let most = 0;
-    const served = await serve({ maxRunsPerSocket: 4 }, {
-      slowTool: async () => {
-        running++;
-        most = Math.max(most, running);
-        await hold.promise;
-        running--;
-        return 'ok';
+    const served = await serve(
+      { maxRunsPerSocket: 4 },
+      {
+        slowTool: async () => {
+          running++;
+          most = Math.max(most, running);
+          await hold.promise;
+          running--;
+          return 'ok';
+        },
       },
-    });
+    );
     try {
       const body = JSON.stringify({ messages: [userText('run the slow tool')] });
       const one = `POST /v1/graph/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
@@ -309,13 +327,16 @@ describe('a malformed request pipelined behind a stream', () => {
   test('ends the connection without writing an error answer into the stream', async () => {
     const hold = latch();
     let held = false;
-    const served = await serve({}, {
-      slowTool: async () => {
-        held = true;
-        await hold.promise;
-        return 'ok';
+    const served = await serve(
+      {},
+      {
+        slowTool: async () => {
+          held = true;
+          await hold.promise;
+          return 'ok';
+        },
       },
-    });
+    );
     try {
       const body = JSON.stringify({ messages: [userText('run the slow tool')] });
       const socket = connect(served.port, '127.0.0.1');

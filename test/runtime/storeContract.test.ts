@@ -69,7 +69,10 @@ function contractSuite(name: string, open: () => Promise<ThreadStore>): void {
       assert.equal(done?.status, 'completed');
       assert.deepEqual(done?.checkpoint.pending, []);
       assert.equal(done?.checkpoint.interruptedAt, undefined);
-      assert.deepEqual(done?.checkpoint.state.messages.map((m) => m.message_id), ['m0', 'm1', 'm2']);
+      assert.deepEqual(
+        done?.checkpoint.state.messages.map((m) => m.message_id),
+        ['m0', 'm1', 'm2'],
+      );
       assert.deepEqual(done?.lastError, { code: 'model_error', message: 'The model failed.' });
       assert.ok(Date.parse(done!.updatedAt) >= Date.parse(done!.createdAt));
     });
@@ -82,7 +85,10 @@ function contractSuite(name: string, open: () => Promise<ThreadStore>): void {
       const page = await store.page('t-page', 10, 10);
       assert.equal(page?.messageCount, 25);
       assert.equal(page?.offset, 10);
-      assert.deepEqual(page?.messages.map((m) => m.message_id), Array.from({ length: 10 }, (_, i) => `p${i + 10}`));
+      assert.deepEqual(
+        page?.messages.map((m) => m.message_id),
+        Array.from({ length: 10 }, (_, i) => `p${i + 10}`),
+      );
       assert.deepEqual((await store.page('t-page', 20, 10))?.messages.length, 5);
       assert.deepEqual((await store.page('t-page', 30, 10))?.messages, []);
       assert.equal(await store.page('t-unknown', 0, 10), undefined);
@@ -140,8 +146,15 @@ function contractSuite(name: string, open: () => Promise<ThreadStore>): void {
       // Stored now: the next run takes it as any other thread, and resumes it.
       const next = await store.acquire('t-unseen', 'run-4');
       assert.equal(next?.messageCount, 2);
-      await store.commit('t-unseen', 'run-4', { checkpoint: { state: { messages: [message('u0'), message('u1', 'assistant'), message('u2', 'tool')], counter: 2 }, pending: [] }, status: 'completed', from: 2 });
-      assert.deepEqual((await store.load('t-unseen'))?.checkpoint.state.messages.map((m) => m.message_id), ['u0', 'u1', 'u2']);
+      await store.commit('t-unseen', 'run-4', {
+        checkpoint: { state: { messages: [message('u0'), message('u1', 'assistant'), message('u2', 'tool')], counter: 2 }, pending: [] },
+        status: 'completed',
+        from: 2,
+      });
+      assert.deepEqual(
+        (await store.load('t-unseen'))?.checkpoint.state.messages.map((m) => m.message_id),
+        ['u0', 'u1', 'u2'],
+      );
 
       await store.acquire('t-unseen-dropped', 'run-5', { unseen: true });
       await store.release('t-unseen-dropped', 'run-5');
@@ -188,7 +201,10 @@ describe('PostgreSQL leases and schema', () => {
       );
       assert.equal((await store.load('t-lease'))?.messageCount, 0);
       await store.commit('t-lease', 'next-run', { checkpoint: { state: { messages: [message('kept')] }, pending: [] }, status: 'completed', from: 0 });
-      assert.deepEqual((await store.load('t-lease'))?.checkpoint.state.messages.map((m) => m.message_id), ['kept']);
+      assert.deepEqual(
+        (await store.load('t-lease'))?.checkpoint.state.messages.map((m) => m.message_id),
+        ['kept'],
+      );
     } finally {
       await store.close();
     }
@@ -216,7 +232,10 @@ describe('PostgreSQL leases and schema', () => {
     const store = await PostgresThreadStore.open(cluster.url);
     await store.close();
     const versions = await cluster.query<{ version: number }>('SELECT version FROM tenxgraph_schema ORDER BY version');
-    assert.deepEqual(versions.map((row) => row.version), Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    assert.deepEqual(
+      versions.map((row) => row.version),
+      Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1),
+    );
     await cluster.query(`INSERT INTO tenxgraph_schema (version, description) VALUES (${SCHEMA_VERSION + 1}, 'from the future')`);
     try {
       await assert.rejects(PostgresThreadStore.open(cluster.url), (error: unknown) => {
@@ -230,7 +249,7 @@ describe('PostgreSQL leases and schema', () => {
     }
   });
 
-  test('a wrong password is refused with the server\'s reason, the password never shown', async () => {
+  test("a wrong password is refused with the server's reason, the password never shown", async () => {
     await assert.rejects(PostgresThreadStore.open(cluster.urlWithPassword('not-the-password')), (error: unknown) => {
       assert.ok(error instanceof StoreOpenError);
       assert.match(error.message, /password authentication failed for user "tenx"; check the user name and password in the URL/);
@@ -260,7 +279,11 @@ describe('SQLite schema versions', () => {
     const raw = new Database(path);
     for (const migration of SQLITE_MIGRATIONS) if (migration.version <= 2) raw.exec(migration.sql);
     raw.pragma('user_version = 2');
-    raw.prepare("INSERT INTO threads (thread_id, status, pending_json, values_json, message_count, created_at, updated_at) VALUES ('t-old', 'completed', '[]', '{}', 3, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')").run();
+    raw
+      .prepare(
+        "INSERT INTO threads (thread_id, status, pending_json, values_json, message_count, created_at, updated_at) VALUES ('t-old', 'completed', '[]', '{}', 3, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')",
+      )
+      .run();
     for (const seq of [2, 0, 1]) raw.prepare("INSERT INTO messages (thread_id, seq, body) VALUES ('t-old', ?, ?)").run(seq, JSON.stringify(message(`old${seq}`)));
     raw.close();
 
@@ -268,11 +291,21 @@ describe('SQLite schema versions', () => {
     try {
       const record = await store.load('t-old');
       assert.equal(record?.status, 'completed');
-      assert.deepEqual(record?.checkpoint.state.messages.map((m) => m.message_id), ['old0', 'old1', 'old2']);
+      assert.deepEqual(
+        record?.checkpoint.state.messages.map((m) => m.message_id),
+        ['old0', 'old1', 'old2'],
+      );
       const owner = 'run-after-migration';
       await store.acquire('t-old', owner);
-      await store.commit('t-old', owner, { checkpoint: { state: { messages: [...record!.checkpoint.state.messages, message('new3')] }, pending: [] }, status: 'completed', from: 3 });
-      assert.deepEqual((await store.page('t-old', 2, 10))?.messages.map((m) => m.message_id), ['old2', 'new3']);
+      await store.commit('t-old', owner, {
+        checkpoint: { state: { messages: [...record!.checkpoint.state.messages, message('new3')] }, pending: [] },
+        status: 'completed',
+        from: 3,
+      });
+      assert.deepEqual(
+        (await store.page('t-old', 2, 10))?.messages.map((m) => m.message_id),
+        ['old2', 'new3'],
+      );
     } finally {
       await store.close();
     }
@@ -295,10 +328,16 @@ describe('--db values', () => {
     assert.deepEqual(parseStoreTarget('POSTGRESQL://u@h/db'), { kind: 'postgres', url: 'POSTGRESQL://u@h/db' });
     assert.deepEqual(parseStoreTarget('data/threads.sqlite'), { kind: 'sqlite', path: 'data/threads.sqlite' });
     assert.deepEqual(parseStoreTarget(':memory:'), { kind: 'sqlite', path: ':memory:' });
-    assert.throws(() => parseStoreTarget('mysql://root:hunter2@db/threads'), (error: unknown) => {
-      assert.ok(error instanceof StoreOpenError);
-      assert.equal(error.message, "The thread database 'mysql://root@db/threads' is a mysql:// URL; 10xgraph keeps threads in PostgreSQL (postgres://user:password@host:port/db) or in a SQLite file (a path).");
-      return true;
-    });
+    assert.throws(
+      () => parseStoreTarget('mysql://root:hunter2@db/threads'),
+      (error: unknown) => {
+        assert.ok(error instanceof StoreOpenError);
+        assert.equal(
+          error.message,
+          "The thread database 'mysql://root@db/threads' is a mysql:// URL; 10xgraph keeps threads in PostgreSQL (postgres://user:password@host:port/db) or in a SQLite file (a path).",
+        );
+        return true;
+      },
+    );
   });
 });

@@ -22,7 +22,10 @@ const folder = mkdtempSync(join(tmpdir(), '10xgraph-sqlite-faults-'));
 after(() => rmSync(folder, { recursive: true, force: true }));
 
 function text(message: any): string {
-  return message.content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join('');
+  return message.content
+    .filter((b: any) => b.type === 'text')
+    .map((b: any) => b.text)
+    .join('');
 }
 
 describe('one process per SQLite file', () => {
@@ -71,7 +74,10 @@ describe('a database another program holds', () => {
       const refused = await pending;
       assert.equal(refused.status, 503);
       assert.equal(refused.body.error.code, 'store_unavailable');
-      assert.match(refused.body.error.message, /is held by another program \(a backup or an open transaction\) for longer than 300 ms; try again once it lets go\. The thread is left as it was before the run\./);
+      assert.match(
+        refused.body.error.message,
+        /is held by another program \(a backup or an open transaction\) for longer than 300 ms; try again once it lets go\. The thread is left as it was before the run\./,
+      );
       other.exec('ROLLBACK');
       // The failed write left no lock behind: the same thread runs at once.
       const again = await postJson(`${url}/v1/graph/invoke`, { messages: [userText('hello')], config: { thread_id: 'held' } });
@@ -152,7 +158,10 @@ describe('start-up refusals', () => {
     raw.close();
     const result = await runCli(['api', '--config', AGENT, '--port', '0', '--db', db], { env: { TENXGRAPH_TOKEN: '' } });
     assert.equal(result.code, 2);
-    assert.equal(result.stderr, `10xgraph api: The thread database ${db} has schema version 7, newer than this 10xgraph knows (${SCHEMA_VERSION}): it was written by a newer 10xgraph; upgrade 10xgraph or use another database.\n`);
+    assert.equal(
+      result.stderr,
+      `10xgraph api: The thread database ${db} has schema version 7, newer than this 10xgraph knows (${SCHEMA_VERSION}): it was written by a newer 10xgraph; upgrade 10xgraph or use another database.\n`,
+    );
   });
 
   test('a --db or TENXGRAPH_DATABASE_URL of another scheme is refused with exit 2, and no file or folder is made', async () => {
@@ -160,7 +169,10 @@ describe('start-up refusals', () => {
     try {
       const flag = await runCli(['api', '--config', AGENT, '--port', '0', '--db', 'mysql://root:pw@localhost/threads'], { cwd, env: { TENXGRAPH_TOKEN: '' } });
       assert.equal(flag.code, 2);
-      assert.match(flag.stderr, /^10xgraph api: --db: The thread database 'mysql:\/\/root@localhost\/threads' is a mysql:\/\/ URL; 10xgraph keeps threads in PostgreSQL \(postgres:\/\/user:password@host:port\/db\) or in a SQLite file \(a path\)\.\n/);
+      assert.match(
+        flag.stderr,
+        /^10xgraph api: --db: The thread database 'mysql:\/\/root@localhost\/threads' is a mysql:\/\/ URL; 10xgraph keeps threads in PostgreSQL \(postgres:\/\/user:password@host:port\/db\) or in a SQLite file \(a path\)\.\n/,
+      );
       assert.doesNotMatch(flag.stderr, /pw@/);
       const env = await runCli(['api', '--config', AGENT, '--port', '0'], { cwd, env: { TENXGRAPH_TOKEN: '', TENXGRAPH_DATABASE_URL: 'redis://cache:6379/0' } });
       assert.equal(env.code, 2);

@@ -20,7 +20,11 @@ const TOKEN = 'thread-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 function lastText(messages: any[]): string {
-  return messages.at(-1).content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join('');
+  return messages
+    .at(-1)
+    .content.filter((b: any) => b.type === 'text')
+    .map((b: any) => b.text)
+    .join('');
 }
 
 async function request(method: string, url: string, headers: Record<string, string> = auth): Promise<{ status: number; headers: Headers; body: any }> {
@@ -67,17 +71,26 @@ function threadSuite(name: string, open: () => Promise<ThreadStore>): void {
       assert.equal(data.status, 'waiting');
       assert.equal(data.running, false);
       assert.equal(data.message_count, 3);
-      assert.deepEqual(data.messages.map((m: any) => m.role), ['user', 'assistant', 'tool']);
+      assert.deepEqual(
+        data.messages.map((m: any) => m.role),
+        ['user', 'assistant', 'tool'],
+      );
       assert.deepEqual(data.pending_remote_calls, asked.body.data.pending_remote_calls);
       assert.equal(data.last_error, null);
       assert.deepEqual(data.page, { offset: 0, limit: 100, next_offset: null });
       assert.match(whole.body.metadata.message, /Thread 'read-1' is waiting with 3 messages/);
 
       const first = await client.thread('read-1', { limit: 2 });
-      assert.deepEqual(first.messages.map((m) => m.role), ['user', 'assistant']);
+      assert.deepEqual(
+        first.messages.map((m) => m.role),
+        ['user', 'assistant'],
+      );
       assert.deepEqual(first.page, { offset: 0, limit: 2, next_offset: 2 });
       const second = await client.thread('read-1', { offset: first.page.next_offset!, limit: 2 });
-      assert.deepEqual(second.messages.map((m) => m.role), ['tool']);
+      assert.deepEqual(
+        second.messages.map((m) => m.role),
+        ['tool'],
+      );
       assert.equal(second.page.next_offset, null);
 
       const missing = await getJson(`${url}/v1/threads/nobody`, auth);
@@ -87,7 +100,11 @@ function threadSuite(name: string, open: () => Promise<ThreadStore>): void {
       const badLimit = await getJson(`${url}/v1/threads/read-1?limit=0`, auth);
       assert.equal(badLimit.status, 400);
       assert.match(badLimit.body.error.message, /Query parameter 'limit' must be a whole number from 1 to 1000; got '0'/);
-      for (const [method, path] of [['GET', '/v1/threads/read-1'], ['POST', '/v1/threads/read-1/cancel'], ['DELETE', '/v1/threads/read-1']]) {
+      for (const [method, path] of [
+        ['GET', '/v1/threads/read-1'],
+        ['POST', '/v1/threads/read-1/cancel'],
+        ['DELETE', '/v1/threads/read-1'],
+      ]) {
         const refused = await request(method!, `${url}${path}`, {});
         assert.equal(refused.status, 401, `${method} ${path}`);
         assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="10xgraph"');
@@ -110,8 +127,14 @@ function threadSuite(name: string, open: () => Promise<ThreadStore>): void {
 
       const cancelled = await client.cancelThread('cancel-1');
       assert.equal(cancelled.status, 'completed');
-      assert.deepEqual(cancelled.cancelled_calls, calls.map((c: any) => c.id));
-      assert.deepEqual(cancelled.message?.content, calls.map((c: any) => ({ type: 'tool_result', call_id: c.id, output: null, status: 'failed', error: CANCELLED_RESULT })));
+      assert.deepEqual(
+        cancelled.cancelled_calls,
+        calls.map((c: any) => c.id),
+      );
+      assert.deepEqual(
+        cancelled.message?.content,
+        calls.map((c: any) => ({ type: 'tool_result', call_id: c.id, output: null, status: 'failed', error: CANCELLED_RESULT })),
+      );
       const thread = await client.thread('cancel-1');
       assert.equal(thread.status, 'completed');
       assert.deepEqual(thread.pending_remote_calls, []);
@@ -179,7 +202,12 @@ function threadSuite(name: string, open: () => Promise<ThreadStore>): void {
           for (const id of await threadsNamedByClient(store)) {
             const thread = await client.thread(id).catch(() => undefined);
             const last = thread?.messages.at(-1);
-            if (thread?.status === 'completed' && last?.content.some((b) => b.type === 'tool_result' && b.status === 'failed' && b.error === CANCELLED_RESULT) && !cancelledSeen.has(id)) return id;
+            if (
+              thread?.status === 'completed' &&
+              last?.content.some((b) => b.type === 'tool_result' && b.status === 'failed' && b.error === CANCELLED_RESULT) &&
+              !cancelledSeen.has(id)
+            )
+              return id;
           }
           return undefined;
         });

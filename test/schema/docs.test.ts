@@ -93,17 +93,17 @@ describe('docs/rules.md', () => {
           const problems = auditConfig(example.text, { graph: exampleGraph(example.text, serverStartedWithExample(code, example)) });
           for (const p of problems.filter((x) => x.code === code)) for (const fix of p.fixes ?? []) offered.set(fix.title, fix);
         }
-        assert.deepEqual(
-          section.fixes.map((f) => f.title).sort(),
-          [...offered.keys()].sort(),
-          'the "- `title`" lines of the section against the fixes the rule set offers',
-        );
+        assert.deepEqual(section.fixes.map((f) => f.title).sort(), [...offered.keys()].sort(), 'the "- `title`" lines of the section against the fixes the rule set offers');
         for (const listed of section.fixes) {
           const fix = offered.get(listed.title)!;
           const flags = listed.flags.split(/,\s*/).filter((f) => f !== '');
           assert.deepEqual(flags, [...(fix.isPreferred ? ['preferred'] : []), ...(fix.safe ? ['safe'] : [])], `flags of "${listed.title}"`);
         }
-        if (offered.size === 0) assert.ok(section.body.some((l) => l.startsWith('**Quick fixes:** none')), 'a section without quick fixes says "**Quick fixes:** none"');
+        if (offered.size === 0)
+          assert.ok(
+            section.body.some((l) => l.startsWith('**Quick fixes:** none')),
+            'a section without quick fixes says "**Quick fixes:** none"',
+          );
         else assert.ok(section.body.includes('**Quick fixes:**'), 'the quick fixes are introduced by "**Quick fixes:**"');
       });
 

@@ -116,8 +116,18 @@ function assertAgreement({ source, text }: Case): void {
   const misspelt = (e: ErrorObject) => {
     if (e.keyword !== 'required') return false;
     const missing = (e.params as { missingProperty: string }).missingProperty;
-    const object = e.instancePath.split('/').slice(1).reduce<unknown>((v, k) => (v as Record<string, unknown>)?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], data);
-    return typeof object === 'object' && object !== null && Object.keys(object).some((k) => { const c = closestToolField(k); return c?.sure === true && c.field === missing && k !== missing; });
+    const object = e.instancePath
+      .split('/')
+      .slice(1)
+      .reduce<unknown>((v, k) => (v as Record<string, unknown>)?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], data);
+    return (
+      typeof object === 'object' &&
+      object !== null &&
+      Object.keys(object).some((k) => {
+        const c = closestToolField(k);
+        return c?.sure === true && c.field === missing && k !== missing;
+      })
+    );
   };
   const fromSchema = [...new Set(errors.filter((e) => !misspelt(e)).map(errorPointer))].sort();
   assert.deepEqual(fromSchema, fromRules, `the schema and the rule set point at different places: ${explain()}`);
@@ -179,11 +189,17 @@ const INLINE: Array<[string, string]> = [
   ['a tool with a no-break space description', '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "t", "description": "\\u00a0"}]}'],
   ['a tool with non-string fields', '{"agent": "graph:app", "remote_tools": [{"node": 1, "name": null, "description": {"text": "x"}}]}'],
   ['an empty tool', '{"agent": "graph:app", "remote_tools": [{}]}'],
-  ['a tool with prototype-named fields', '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "t", "description": "Do the thing now.", "__proto__": {}, "constructor": 1, "toString": "x"}]}'],
+  [
+    'a tool with prototype-named fields',
+    '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "t", "description": "Do the thing now.", "__proto__": {}, "constructor": 1, "toString": "x"}]}',
+  ],
   ['a tool with an alias field instead of a required one', '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "t", "desc": "Do the thing now."}]}'],
   ['a tool field repeated, last blank', '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "node": "", "name": "t", "description": "Do the thing now."}]}'],
   ['a tool field repeated, last fine', '{"agent": "graph:app", "remote_tools": [{"node": "", "node": "TOOL", "name": "t", "description": "Do the thing now."}]}'],
-  ['a duplicate name is not structural', '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "t", "description": "Do the thing now."}, {"node": "TOOL", "name": "t", "description": "Do the thing now."}]}'],
+  [
+    'a duplicate name is not structural',
+    '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "t", "description": "Do the thing now."}, {"node": "TOOL", "name": "t", "description": "Do the thing now."}]}',
+  ],
   ['an invalid tool name is a warning', '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "TOOL:read clipboard", "description": "x"}]}'],
   ...(
     [
@@ -205,14 +221,20 @@ const INLINE: Array<[string, string]> = [
       ['required with non-strings', '{"type": "object", "properties": {"q": {}}, "required": ["q", 1, null, ["q"]]}'],
       ['required not in properties is a warning', '{"type": "object", "required": ["q"]}'],
       ['required repeated is accepted', '{"type": "object", "properties": {"q": {}}, "required": ["q", "q"]}'],
-      ['invalid argument schemas are warnings', '{"type": "object", "properties": {"a": {"type": "int"}, "b": 5, "c": true, "d": null, "e": {"minimum": "1"}, "f": {"properties": []}}}'],
+      [
+        'invalid argument schemas are warnings',
+        '{"type": "object", "properties": {"a": {"type": "int"}, "b": 5, "c": true, "d": null, "e": {"minimum": "1"}, "f": {"properties": []}}}',
+      ],
       ['every structural fault at once', '{"type": 1, "properties": 2, "required": [3]}'],
     ] as const
   ).map(([name, parameters]): [string, string] => [
     name,
     `{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "t", "description": "Do the thing now.", "parameters": ${parameters}}]}`,
   ]),
-  ['a mix of faults in two tools', '{"remote_tools": [{"node": "TOOL", "nmae": "t", "description": ""}, {"node": "TOOL", "name": "u", "description": "Do it now please.", "parameters": {"type": "array", "required": {}}}], "agent": 3}'],
+  [
+    'a mix of faults in two tools',
+    '{"remote_tools": [{"node": "TOOL", "nmae": "t", "description": ""}, {"node": "TOOL", "name": "u", "description": "Do it now please.", "parameters": {"type": "array", "required": {}}}], "agent": 3}',
+  ],
 ];
 
 function fixtureCases(): Case[] {
@@ -274,7 +296,12 @@ describe('schemas/10xgraph.schema.json', () => {
       assert.deepEqual(auditConfig(JSON.stringify(example, null, 2)), []);
     }
     const withTools = (tools: unknown) => JSON.stringify({ agent: 'graph:app', remote_tools: tools }, null, 2);
-    const tool = (parameters?: unknown) => ({ node: 'TOOL', name: 'read_clipboard', description: "Read text from the user's clipboard.", ...(parameters === undefined ? {} : { parameters }) });
+    const tool = (parameters?: unknown) => ({
+      node: 'TOOL',
+      name: 'read_clipboard',
+      description: "Read text from the user's clipboard.",
+      ...(parameters === undefined ? {} : { parameters }),
+    });
     const defs = schema.definitions;
     const texts: Array<[string, string]> = [
       ['default of remote_tools', withTools(schema.properties.remote_tools.default)],
@@ -282,9 +309,15 @@ describe('schemas/10xgraph.schema.json', () => {
       ['default of agent', JSON.stringify({ agent: schema.properties.agent.default })],
       ...schema.properties.agent.examples.map((agent: string): [string, string] => [`example agent ${agent}`, JSON.stringify({ agent })]),
       ...schema.defaultSnippets.map((s: { label: string; body: unknown }): [string, string] => [`root snippet ${s.label}`, JSON.stringify(expandSnippet(s.body), null, 2)]),
-      ...schema.properties.remote_tools.defaultSnippets.map((s: { label: string; body: unknown }): [string, string] => [`remote_tools snippet ${s.label}`, withTools(expandSnippet(s.body))]),
+      ...schema.properties.remote_tools.defaultSnippets.map((s: { label: string; body: unknown }): [string, string] => [
+        `remote_tools snippet ${s.label}`,
+        withTools(expandSnippet(s.body)),
+      ]),
       ...defs.remoteTool.defaultSnippets.map((s: { label: string; body: unknown }): [string, string] => [`tool snippet ${s.label}`, withTools([expandSnippet(s.body)])]),
-      ...defs.parameters.defaultSnippets.map((s: { label: string; body: unknown }): [string, string] => [`parameters snippet ${s.label}`, withTools([tool(expandSnippet(s.body))])]),
+      ...defs.parameters.defaultSnippets.map((s: { label: string; body: unknown }): [string, string] => [
+        `parameters snippet ${s.label}`,
+        withTools([tool(expandSnippet(s.body))]),
+      ]),
       ...defs.argumentSchema.defaultSnippets.map((s: { label: string; body: unknown }): [string, string] => [
         `argument snippet ${s.label}`,
         withTools([tool({ type: 'object', properties: { query: expandSnippet(s.body) }, required: ['query'] })]),
@@ -292,7 +325,11 @@ describe('schemas/10xgraph.schema.json', () => {
     ];
     for (const [name, text] of texts) {
       const problems = auditConfig(text).filter((p) => p.code !== 'vague-description' || !name.includes('snippet'));
-      assert.deepEqual(problems.map((p) => `${p.code}: ${p.message}`), [], `${name}:\n${text}`);
+      assert.deepEqual(
+        problems.map((p) => `${p.code}: ${p.message}`),
+        [],
+        `${name}:\n${text}`,
+      );
       assert.equal(validate(JSON.parse(text)), true, `${name}: ${JSON.stringify(validate.errors)}`);
     }
   });
@@ -348,7 +385,11 @@ describe('schemas/10xgraph.schema.json', () => {
           {
             type: fc.oneof({ arbitrary: fc.constant('object'), weight: 4 }, { arbitrary: anyJson, weight: 1 }),
             properties: fc.oneof({ arbitrary: fc.dictionary(fc.string({ maxLength: 3 }), anyJson, { maxKeys: 3 }), weight: 4 }, { arbitrary: anyJson, weight: 1 }),
-            required: fc.oneof({ arbitrary: fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 }), weight: 3 }, { arbitrary: fc.array(anyJson, { maxLength: 2 }), weight: 1 }, { arbitrary: anyJson, weight: 1 }),
+            required: fc.oneof(
+              { arbitrary: fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 }), weight: 3 },
+              { arbitrary: fc.array(anyJson, { maxLength: 2 }), weight: 1 },
+              { arbitrary: anyJson, weight: 1 },
+            ),
             additionalProperties: fc.boolean(),
           },
           { requiredKeys: [] },
@@ -359,10 +400,7 @@ describe('schemas/10xgraph.schema.json', () => {
     );
     const tool = fc.oneof(
       {
-        arbitrary: fc.record(
-          { node: field, name: field, description: field, parameters, params: anyJson, desc: text },
-          { requiredKeys: [] },
-        ),
+        arbitrary: fc.record({ node: field, name: field, description: field, parameters, params: anyJson, desc: text }, { requiredKeys: [] }),
         weight: 6,
       },
       { arbitrary: anyJson, weight: 1 },
@@ -412,7 +450,9 @@ describe('schemas/10xgraph.schema.json', () => {
 
 /** VS Code's own JSON support with the schema configured for every file, as an editor uses it. */
 function editorService() {
-  const service = getLanguageService({ clientCapabilities: { textDocument: { completion: { completionItem: { documentationFormat: ['markdown'] } }, hover: { contentFormat: ['markdown'] } } } });
+  const service = getLanguageService({
+    clientCapabilities: { textDocument: { completion: { completionItem: { documentationFormat: ['markdown'] } }, hover: { contentFormat: ['markdown'] } } },
+  });
   service.configure({ validate: true, allowComments: false, schemas: [{ uri: schema.$id, fileMatch: ['*10xgraph.json'], schema }] });
   return service;
 }
@@ -446,15 +486,18 @@ describe('in an editor (vscode-json-languageservice)', () => {
     assert.ok(compared > 0);
   });
 
-  test('uses the schema\'s own words for its errors', async () => {
+  test("uses the schema's own words for its errors", async () => {
     const { document } = openAtCursor('{"agent": "graph|", "remote_tools": [{"node": " ", "name": "t", "description": "Do it now.", "parameters": {"type": "array"}}]}');
     const diagnostics = await service.doValidation(document, service.parseJSONDocument(document), { schemaValidation: 'error' });
     const messages = diagnostics.map((d) => d.message).sort();
-    assert.deepEqual(messages, [
-      schema.properties.agent.patternErrorMessage,
-      schema.definitions.parameters.properties.type.errorMessage,
-      schema.definitions.remoteTool.properties.node.patternErrorMessage,
-    ].sort());
+    assert.deepEqual(
+      messages,
+      [
+        schema.properties.agent.patternErrorMessage,
+        schema.definitions.parameters.properties.type.errorMessage,
+        schema.definitions.remoteTool.properties.node.patternErrorMessage,
+      ].sort(),
+    );
   });
 
   test('completes the top-level fields, with their descriptions', async () => {
@@ -482,7 +525,9 @@ describe('in an editor (vscode-json-languageservice)', () => {
   });
 
   test('completes JSON Schema types for an argument', async () => {
-    const { document, position } = openAtCursor('{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "t", "description": "Do it now.", "parameters": {"type": "object", "properties": {"q": {"type": |}}}}]}');
+    const { document, position } = openAtCursor(
+      '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "t", "description": "Do it now.", "parameters": {"type": "object", "properties": {"q": {"type": |}}}}]}',
+    );
     const list = await service.doComplete(document, position, service.parseJSONDocument(document));
     const labels = list!.items.map((i) => i.label);
     for (const type of ['"string"', '"number"', '"integer"', '"boolean"', '"array"', '"object"']) assert.ok(labels.includes(type), JSON.stringify(labels));

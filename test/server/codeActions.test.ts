@@ -8,21 +8,17 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import {
-  type CodeAction,
-  CodeActionRequest,
-  type Diagnostic,
-  ExecuteCommandRequest,
-  type TextEdit,
-  type WorkspaceEdit,
-} from 'vscode-languageserver-protocol/node';
+import { type CodeAction, CodeActionRequest, type Diagnostic, ExecuteCommandRequest, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver-protocol/node';
 import { applyEdits, applySafeFixes, auditConfig, type Fix } from '../../runtime/src/rules/index';
 import { findAgentCandidates } from '../../runtime/src/workspace/agentCandidates';
 import { TestClient, fileUri, ROOT, tempFolder } from '../support/lspClient';
 import { GraphHttpServer, QUICKSTART_LIKE_GRAPH } from '../support/graphHttp';
 
 const CORPUS = join(ROOT, 'test', 'fixtures', 'corpus');
-const files = readdirSync(CORPUS).filter((f) => f.endsWith('.json')).sort().map((f) => join(CORPUS, f));
+const files = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((f) => join(CORPUS, f));
 
 /** Applies a workspace edit for one document as a client does. */
 function applyWorkspaceEdit(uri: string, text: string, edit: WorkspaceEdit, expectVersion?: number): string {
@@ -131,7 +127,10 @@ describe('quick fixes that are commands, and stale data', () => {
     const before = server.graphRequests;
     const statuses = await client.connection.sendRequest(ExecuteCommandRequest.type, { command: refetch.command!.command, arguments: refetch.command!.arguments });
     assert.equal(server.graphRequests, before + 1, 'the command fetched the graph once');
-    assert.deepEqual((statuses as Array<{ url: string; state: string }>).map((s) => [s.url, s.state]), [[server.url, 'connected']]);
+    assert.deepEqual(
+      (statuses as Array<{ url: string; state: string }>).map((s) => [s.url, s.state]),
+      [[server.url, 'connected']],
+    );
   });
 
   test('a diagnostic whose data belongs to an older version offers nothing', async () => {

@@ -6,13 +6,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import {
-  CodeActionRequest,
-  DocumentDiagnosticReportKind,
-  type FullDocumentDiagnosticReport,
-  HoverRequest,
-  DocumentSymbolRequest,
-} from 'vscode-languageserver-protocol/node';
+import { CodeActionRequest, DocumentDiagnosticReportKind, type FullDocumentDiagnosticReport, HoverRequest, DocumentSymbolRequest } from 'vscode-languageserver-protocol/node';
 import { TestClient, fileUri, tempFolder, waitFor } from '../support/lspClient';
 
 const VALID = `{
@@ -75,7 +69,11 @@ describe('push mode', () => {
     const last = await client.pushed(uri, version);
     assert.deepEqual(codes(last), ['missing-field', 'unknown-field']);
     const seen = client.published.filter((p) => p.uri === uri && p.version !== undefined).map((p) => p.version!);
-    assert.deepEqual(seen, [...seen].sort((a, b) => a - b), 'published versions are in order');
+    assert.deepEqual(
+      seen,
+      [...seen].sort((a, b) => a - b),
+      'published versions are in order',
+    );
     assert.ok(seen.length < 33, `outdated versions were coalesced (${seen.length} publications for 32 versions)`);
   });
 

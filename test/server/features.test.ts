@@ -95,7 +95,10 @@ describe('editor features', () => {
 
   test('completion: the fields a tool lacks, with snippets', async () => {
     const { items, text } = await complete(client, '{"agent": "graph:app", "remote_tools": [{ "node": "TOOL", | }]}');
-    assert.deepEqual(items.map((i) => i.label), ['name', 'description', 'parameters']);
+    assert.deepEqual(
+      items.map((i) => i.label),
+      ['name', 'description', 'parameters'],
+    );
     const name = items[0];
     assert.equal(name.insertTextFormat, InsertTextFormat.Snippet);
     assert.equal(apply(text, name), '{"agent": "graph:app", "remote_tools": [{ "node": "TOOL", "name": "${1:tool_name}" }]}');
@@ -106,24 +109,42 @@ describe('editor features', () => {
     const { items, text } = await complete(client, '{"agent": "graph:app", "remote_tools": [{ "de|" "node": "TOOL" }]}');
     const description = items.find((i) => i.label === 'description')!;
     assert.equal(description.filterText, '"description"');
-    assert.equal(apply(text, description), '{"agent": "graph:app", "remote_tools": [{ "description": "${1:What the tool does, in one sentence the model reads.}", "node": "TOOL" }]}');
+    assert.equal(
+      apply(text, description),
+      '{"agent": "graph:app", "remote_tools": [{ "description": "${1:What the tool does, in one sentence the model reads.}", "node": "TOOL" }]}',
+    );
   });
 
   test('completion: a bare word becomes a quoted key; a half-typed node name is replaced whole', async () => {
     const bare = await complete(client, '{"agent": "graph:app", "remote_tools": [{ "node": "TOOL", na| }]}');
-    assert.equal(apply(bare.text, bare.items.find((i) => i.label === 'name')!), '{"agent": "graph:app", "remote_tools": [{ "node": "TOOL", "name": "${1:tool_name}" }]}');
+    assert.equal(
+      apply(
+        bare.text,
+        bare.items.find((i) => i.label === 'name')!,
+      ),
+      '{"agent": "graph:app", "remote_tools": [{ "node": "TOOL", "name": "${1:tool_name}" }]}',
+    );
     const node = await complete(client, '{"agent": "graph:app", "remote_tools": [{ "node": "TO|" }]}');
     assert.equal(apply(node.text, node.items[0]), '{"agent": "graph:app", "remote_tools": [{ "node": "TOOL" }]}');
   });
 
   test('completion: a key before an existing colon inserts only the key', async () => {
     const { items, text } = await complete(client, '{"agent": "graph:app", "remote_tools": [{ "nam|": "x" }]}');
-    assert.equal(apply(text, items.find((i) => i.label === 'name')!), '{"agent": "graph:app", "remote_tools": [{ "name": "x" }]}');
+    assert.equal(
+      apply(
+        text,
+        items.find((i) => i.label === 'name')!,
+      ),
+      '{"agent": "graph:app", "remote_tools": [{ "name": "x" }]}',
+    );
   });
 
   test('completion: a whole tool inside remote_tools, its node chosen from the live graph', async () => {
     const { items, text } = await complete(client, '{"agent": "graph:app", "remote_tools": [ | ]}');
-    assert.deepEqual(items.map((i) => i.label), ['new remote tool']);
+    assert.deepEqual(
+      items.map((i) => i.label),
+      ['new remote tool'],
+    );
     const applied = apply(text, items[0]);
     assert.match(applied, /"node": "\$\{1:TOOL\}",\n\t"name": "\$\{2:tool_name\}"/);
     assert.match(applied, /"parameters": \{\n\t\t"type": "object"/);
@@ -131,7 +152,11 @@ describe('editor features', () => {
 
   test('completion: ToolNode names for node, with their tools', async () => {
     const { items } = await complete(client, '{"agent": "graph:app", "remote_tools": [{ "node": "|" }]}');
-    assert.deepEqual(items.map((i) => i.label), ['TOOL'], 'model and function nodes are not offered');
+    assert.deepEqual(
+      items.map((i) => i.label),
+      ['TOOL'],
+      'model and function nodes are not offered',
+    );
     assert.equal(items[0].detail, 'ToolNode · 2 tools');
     assert.match((items[0].documentation as MarkupContent).value, /`get_time` \(server tool\)/);
     const none = await complete(offline, '{"agent": "graph:app", "remote_tools": [{ "node": "|" }]}');
@@ -140,24 +165,45 @@ describe('editor features', () => {
 
   test('completion: JSON Schema types and keywords inside parameters', async () => {
     const types = await complete(client, '{"agent": "g:a", "remote_tools": [{ "parameters": { "type": "object", "properties": { "q": { "type": "|" } } } }]}');
-    assert.deepEqual(types.items.map((i) => i.label), ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+    assert.deepEqual(
+      types.items.map((i) => i.label),
+      ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'],
+    );
     const rootType = await complete(client, '{"agent": "g:a", "remote_tools": [{ "parameters": { "type": "|" } }]}');
-    assert.deepEqual(rootType.items.map((i) => i.label), ['object']);
+    assert.deepEqual(
+      rootType.items.map((i) => i.label),
+      ['object'],
+    );
     const keywords = await complete(client, '{"agent": "g:a", "remote_tools": [{ "parameters": { "type": "object", | } }]}');
-    assert.deepEqual(keywords.items.map((i) => i.label), ['properties', 'required', 'description', 'additionalProperties']);
+    assert.deepEqual(
+      keywords.items.map((i) => i.label),
+      ['properties', 'required', 'description', 'additionalProperties'],
+    );
     const inner = await complete(client, '{"agent": "g:a", "remote_tools": [{ "parameters": { "properties": { "q": { | } } } }]}');
     assert.ok(['type', 'description', 'enum', 'items', 'minimum'].every((k) => inner.items.some((i) => i.label === k)));
-    const required = await complete(client, '{"agent": "g:a", "remote_tools": [{ "parameters": { "type": "object", "properties": { "q": {}, "limit": {} }, "required": ["q", |] } }]}');
-    assert.deepEqual(required.items.map((i) => i.label), ['limit']);
+    const required = await complete(
+      client,
+      '{"agent": "g:a", "remote_tools": [{ "parameters": { "type": "object", "properties": { "q": {}, "limit": {} }, "required": ["q", |] } }]}',
+    );
+    assert.deepEqual(
+      required.items.map((i) => i.label),
+      ['limit'],
+    );
   });
 
   test('completion: root keys, and agent modules found beside the file', async () => {
     const root = await complete(client, '{ | }');
-    assert.deepEqual(root.items.map((i) => i.label), ['agent', 'remote_tools']);
+    assert.deepEqual(
+      root.items.map((i) => i.label),
+      ['agent', 'remote_tools'],
+    );
     const agent = await complete(client, '{ "agent": "|" }', agentDir);
     assert.equal(agent.items[0].label, 'graph:app');
     assert.equal(agent.items[0].preselect, true);
-    assert.ok(agent.items.some((i) => i.label === 'client:run'), 'other modules follow');
+    assert.ok(
+      agent.items.some((i) => i.label === 'client:run'),
+      'other modules follow',
+    );
     assert.ok(!agent.items.some((i) => i.label.startsWith('notes')));
   });
 
@@ -226,16 +272,33 @@ describe('editor features', () => {
     }
     const { uri: flatUri } = await openMarked(plain, source);
     const flat = (await plain.connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri: flatUri } })) as SymbolInformation[];
-    assert.deepEqual(flat.map((s) => [s.name, s.containerName ?? null]), [['agent', null], ['TOOL', null], ['a', 'TOOL'], ['q', 'a'], ['c', 'TOOL'], ['OTHER', null], ['b', 'OTHER']]);
+    assert.deepEqual(
+      flat.map((s) => [s.name, s.containerName ?? null]),
+      [
+        ['agent', null],
+        ['TOOL', null],
+        ['a', 'TOOL'],
+        ['q', 'a'],
+        ['c', 'TOOL'],
+        ['OTHER', null],
+        ['b', 'OTHER'],
+      ],
+    );
   });
 
-  test('formatting uses the client\'s indentation', async () => {
+  test("formatting uses the client's indentation", async () => {
     const { uri, text } = await openMarked(client, '{"agent":"graph:app","remote_tools":[{"node":"TOOL","name":"a"}]}|');
     const format = async (options: { tabSize: number; insertSpaces: boolean }) => {
       const edits = (await client.connection.sendRequest(DocumentFormattingRequest.type, { textDocument: { uri }, options })) as TextEdit[];
       return TextDocument.applyEdits(TextDocument.create(uri, 'json', 1, text), edits);
     };
-    assert.equal(await format({ tabSize: 2, insertSpaces: true }), '{\n  "agent": "graph:app",\n  "remote_tools": [\n    {\n      "node": "TOOL",\n      "name": "a"\n    }\n  ]\n}');
-    assert.equal(await format({ tabSize: 4, insertSpaces: false }), '{\n\t"agent": "graph:app",\n\t"remote_tools": [\n\t\t{\n\t\t\t"node": "TOOL",\n\t\t\t"name": "a"\n\t\t}\n\t]\n}');
+    assert.equal(
+      await format({ tabSize: 2, insertSpaces: true }),
+      '{\n  "agent": "graph:app",\n  "remote_tools": [\n    {\n      "node": "TOOL",\n      "name": "a"\n    }\n  ]\n}',
+    );
+    assert.equal(
+      await format({ tabSize: 4, insertSpaces: false }),
+      '{\n\t"agent": "graph:app",\n\t"remote_tools": [\n\t\t{\n\t\t\t"node": "TOOL",\n\t\t\t"name": "a"\n\t\t}\n\t]\n}',
+    );
   });
 });

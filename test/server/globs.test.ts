@@ -52,7 +52,10 @@ describe('glob matching', () => {
 
   test('matchAny skips an invalid glob, reports it, and the others keep working', () => {
     const reported: string[] = [];
-    assert.equal(matchAny(['[z-a]', '**/10xgraph.json'], ['p/10xgraph.json'], (glob) => reported.push(glob)), true);
+    assert.equal(
+      matchAny(['[z-a]', '**/10xgraph.json'], ['p/10xgraph.json'], (glob) => reported.push(glob)),
+      true,
+    );
     assert.deepEqual(reported, ['[z-a]']);
     assert.equal(matchAny(['[z-a]'], ['z']), false);
   });
@@ -60,7 +63,10 @@ describe('glob matching', () => {
   test('at most 100 globs are matched; the first one past the bound is reported once', () => {
     const globs = Array.from({ length: 150 }, (_, i) => `g${i}.json`);
     const reported: Array<[string, string]> = [];
-    assert.equal(matchAny(globs, ['g99.json'], (glob, reason) => reported.push([glob, reason])), true);
+    assert.equal(
+      matchAny(globs, ['g99.json'], (glob, reason) => reported.push([glob, reason])),
+      true,
+    );
     assert.equal(matchAny(globs, ['g100.json']), false);
     assert.deepEqual(reported, [['g100.json', 'only the first 100 of the 150 globs are used']]);
   });
@@ -92,7 +98,10 @@ describe('over the protocol', () => {
     const served = fileUri(join(root, 'ws', '10xgraph.json'));
     await client.open(served, BROKEN);
     const diagnostics = await client.pushed(served, 1);
-    assert.ok(diagnostics.some((d) => d.code === 'unknown-field'), 'the valid glob still serves its files');
+    assert.ok(
+      diagnostics.some((d) => d.code === 'unknown-field'),
+      'the valid glob still serves its files',
+    );
     assert.ok(client.alive);
   });
 
@@ -106,7 +115,10 @@ describe('over the protocol', () => {
     assert.equal(shown.length, 2, shown.join('\n'));
     assert.match(shown[0], /^10xgraph\.files: the glob "\[z-a\]" is ignored: the range z-a in its \[\.\.\.\] is out of order\. The other globs still apply/);
     assert.match(shown[1], /^10xgraph\.files: the glob "\{unclosed" is ignored: a \{ is not closed by a \}\./);
-    assert.ok(client.messages.every((m) => m.type === 2), 'warnings');
+    assert.ok(
+      client.messages.every((m) => m.type === 2),
+      'warnings',
+    );
     assert.ok(!client.logs.some((l) => /unhandled/.test(l)), client.logs.join('\n'));
   });
 });

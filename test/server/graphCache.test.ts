@@ -108,7 +108,15 @@ describe('over the protocol', () => {
       format: 2,
       url: cacheUrlOf(url),
       fetchedAt: Date.now() - 60_000,
-      graph: { origin: 'live', toolsKnown: true, nodes: [{ name: 'agent', kind: 'model_node' }, { name: 'PLANTED', kind: 'tool_node', tools: [] }], edges: [] },
+      graph: {
+        origin: 'live',
+        toolsKnown: true,
+        nodes: [
+          { name: 'agent', kind: 'model_node' },
+          { name: 'PLANTED', kind: 'tool_node', tools: [] },
+        ],
+        edges: [],
+      },
     });
   }
 
@@ -151,7 +159,13 @@ describe('over the protocol', () => {
       why: /cannot be opened/,
     },
     ...(process.getuid?.() === 0
-      ? [{ name: 'another owner', plant: (_: string, file: string) => (writeFileSync(file, cachedText(downUrl), { mode: 0o600 }), chownSync(file, 65534, 65534)), why: /belongs to another user/ }]
+      ? [
+          {
+            name: 'another owner',
+            plant: (_: string, file: string) => (writeFileSync(file, cachedText(downUrl), { mode: 0o600 }), chownSync(file, 65534, 65534)),
+            why: /belongs to another user/,
+          },
+        ]
       : []),
   ];
 
@@ -162,7 +176,10 @@ describe('over the protocol', () => {
       assert.equal(status.nodeCount, undefined);
       assert.match(status.error!, /^graph: offline — node names not checked/);
       await waitFor(() => client.logs.find((l) => /the cached graph .* is ignored/.test(l)), 'the log line');
-      assert.match(client.logs.find((l) => /is ignored/.test(l))!, c.why);
+      assert.match(
+        client.logs.find((l) => /is ignored/.test(l))!,
+        c.why,
+      );
     });
   }
 

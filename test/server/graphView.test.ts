@@ -26,7 +26,10 @@ const CONFIG = `{
 function flaggedNames(diagnostics: Diagnostic[], text: string): string[] {
   const lines = text.split('\n');
   const graphCodes = new Set(['tool-not-attached', 'node-not-found', 'node-not-tool-node', 'name-conflicts-with-server-tool']);
-  return diagnostics.filter((d) => graphCodes.has(String(d.code))).map((d) => /"name": "([^"]+)"/.exec(lines[d.range.start.line])![1]).sort();
+  return diagnostics
+    .filter((d) => graphCodes.has(String(d.code)))
+    .map((d) => /"name": "([^"]+)"/.exec(lines[d.range.start.line])![1])
+    .sort();
 }
 
 async function ask(client: TestClient, uri?: unknown): Promise<GraphViewResult> {
@@ -53,7 +56,14 @@ describe('the graph view asks the language server', () => {
       version: '0.1.0',
       nodes: [
         { name: 'agent', type: 'model_node' },
-        { name: 'TOOL', type: 'tool_node', tools: [{ name: 'get_user_location', source: 'remote' }, { name: 'read_clipboard', source: 'remote' }] },
+        {
+          name: 'TOOL',
+          type: 'tool_node',
+          tools: [
+            { name: 'get_user_location', source: 'remote' },
+            { name: 'read_clipboard', source: 'remote' },
+          ],
+        },
       ],
       edges: [{ source: 'agent', target: 'TOOL' }],
     }).start();
@@ -88,19 +98,40 @@ describe('the graph view asks the language server', () => {
     const viewOne = await ask(client, inOne);
     assert.equal(viewOne.status.url, first.url);
     assert.equal(viewOne.status.state, 'connected');
-    assert.deepEqual(viewOne.graph?.nodes.map((n) => n.name), ['agent', 'TOOL', 'format_answer']);
+    assert.deepEqual(
+      viewOne.graph?.nodes.map((n) => n.name),
+      ['agent', 'TOOL', 'format_answer'],
+    );
     assert.deepEqual(viewOne.tools, [
       { node: 'TOOL', name: 'get_user_location', attached: true },
       { node: 'TOOL', name: 'read_clipboard', attached: false },
       { node: 'NOPE', name: 'lookup', attached: false },
     ]);
-    assert.deepEqual(viewOne.tools!.filter((t) => !t.attached).map((t) => t.name).sort(), flaggedNames(diagnosticsOne, CONFIG));
+    assert.deepEqual(
+      viewOne
+        .tools!.filter((t) => !t.attached)
+        .map((t) => t.name)
+        .sort(),
+      flaggedNames(diagnosticsOne, CONFIG),
+    );
 
     const viewTwo = await ask(client, inTwo);
     assert.equal(viewTwo.status.url, second.url);
-    assert.deepEqual(viewTwo.graph?.nodes.map((n) => n.name), ['agent', 'TOOL']);
-    assert.deepEqual(viewTwo.tools!.filter((t) => !t.attached).map((t) => t.name), ['lookup']);
-    assert.deepEqual(viewTwo.tools!.filter((t) => !t.attached).map((t) => t.name).sort(), flaggedNames(diagnosticsTwo, CONFIG));
+    assert.deepEqual(
+      viewTwo.graph?.nodes.map((n) => n.name),
+      ['agent', 'TOOL'],
+    );
+    assert.deepEqual(
+      viewTwo.tools!.filter((t) => !t.attached).map((t) => t.name),
+      ['lookup'],
+    );
+    assert.deepEqual(
+      viewTwo
+        .tools!.filter((t) => !t.attached)
+        .map((t) => t.name)
+        .sort(),
+      flaggedNames(diagnosticsTwo, CONFIG),
+    );
   });
 
   test('an edit is drawn from the new text without fetching the graph again', async () => {
@@ -108,11 +139,14 @@ describe('the graph view asks the language server', () => {
     const edited = CONFIG.replace('"name": "read_clipboard"', '"name": "get_time"');
     await client.change(inOne, edited);
     const view = await ask(client, inOne);
-    assert.deepEqual(view.tools?.map((t) => [t.name, t.attached]), [
-      ['get_user_location', true],
-      ['get_time', false],
-      ['lookup', false],
-    ]);
+    assert.deepEqual(
+      view.tools?.map((t) => [t.name, t.attached]),
+      [
+        ['get_user_location', true],
+        ['get_time', false],
+        ['lookup', false],
+      ],
+    );
     // get_time is a server tool of TOOL: the rule set reports the clash, the view shows it unattached.
     const diagnostics = await client.pushed(inOne, 2);
     assert.ok(diagnostics.some((d) => d.code === 'name-conflicts-with-server-tool'));
@@ -122,7 +156,10 @@ describe('the graph view asks the language server', () => {
   test('a folder without an open file, a disabled folder, and no uri at all', async () => {
     const folderView = await ask(client, fileUri(two));
     assert.equal(folderView.status.url, second.url);
-    assert.deepEqual(folderView.graph?.nodes.map((n) => n.name), ['agent', 'TOOL']);
+    assert.deepEqual(
+      folderView.graph?.nodes.map((n) => n.name),
+      ['agent', 'TOOL'],
+    );
     assert.equal(folderView.tools, undefined);
 
     await client.open(inThree, CONFIG);
@@ -130,7 +167,11 @@ describe('the graph view asks the language server', () => {
     const disabled = await ask(client, inThree);
     assert.equal(disabled.status.state, 'disabled');
     assert.equal(disabled.graph, undefined);
-    assert.deepEqual(disabled.tools?.map((t) => t.attached), [undefined, undefined, undefined], 'no verdict without a graph');
+    assert.deepEqual(
+      disabled.tools?.map((t) => t.attached),
+      [undefined, undefined, undefined],
+      'no verdict without a graph',
+    );
 
     // No uri (or not a string): the first folder's graph.
     for (const uri of [undefined, 42]) {
@@ -148,7 +189,10 @@ describe('the graph view asks the language server', () => {
     assert.equal(view.status.state, 'offline');
     assert.equal(view.status.stale, true);
     assert.match(view.status.error ?? '', /^graph: offline — node names checked against the graph fetched/);
-    assert.deepEqual(view.graph?.nodes.map((n) => n.name), ['agent', 'TOOL']);
+    assert.deepEqual(
+      view.graph?.nodes.map((n) => n.name),
+      ['agent', 'TOOL'],
+    );
     assert.equal(view.graph?.stale, true);
   });
 });

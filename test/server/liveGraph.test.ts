@@ -229,7 +229,9 @@ describe('hostile graph servers', () => {
       server.hostility = c.hostility();
       // A short time-out only where it is what the case is about: an answer that is merely slow to
       // come on a loaded machine must not turn a 500 or a redirect into "no answer".
-      const client = await TestClient.start({ initializationOptions: { settings: { server: { url: server.url, refreshSeconds: 0, timeoutMs: c.timeoutMs ?? 10_000, token: 'tok' } } } });
+      const client = await TestClient.start({
+        initializationOptions: { settings: { server: { url: server.url, refreshSeconds: 0, timeoutMs: c.timeoutMs ?? 10_000, token: 'tok' } } },
+      });
       try {
         const uri = fileUri(join(tempFolder(), '10xgraph.json'));
         await client.open(uri, CONFIG);

@@ -37,16 +37,20 @@ test('equal to LineIndex on texts with mixed line breaks and surrogate pairs', (
 
 test('equal to LineIndex after incremental edits', () => {
   fc.assert(
-    fc.property(fc.array(pieces, { minLength: 1, maxLength: 20 }), fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.array(pieces, { maxLength: 3 })), { maxLength: 5 }), (parts, edits) => {
-      let doc = TextDocument.create('file:///x.json', 'json', 1, parts.join(''));
-      for (const [at, length, inserted] of edits) {
-        const text = doc.getText();
-        const start = at % (text.length + 1);
-        const end = Math.min(text.length, start + length);
-        doc = TextDocument.update(doc, [{ range: { start: doc.positionAt(start), end: doc.positionAt(end) }, text: inserted.join('') }], doc.version + 1);
-      }
-      assertSame(doc, doc.getText());
-    }),
+    fc.property(
+      fc.array(pieces, { minLength: 1, maxLength: 20 }),
+      fc.array(fc.tuple(fc.nat(), fc.nat(3), fc.array(pieces, { maxLength: 3 })), { maxLength: 5 }),
+      (parts, edits) => {
+        let doc = TextDocument.create('file:///x.json', 'json', 1, parts.join(''));
+        for (const [at, length, inserted] of edits) {
+          const text = doc.getText();
+          const start = at % (text.length + 1);
+          const end = Math.min(text.length, start + length);
+          doc = TextDocument.update(doc, [{ range: { start: doc.positionAt(start), end: doc.positionAt(end) }, text: inserted.join('') }], doc.version + 1);
+        }
+        assertSame(doc, doc.getText());
+      },
+    ),
     { numRuns: 300, seed: 7 },
   );
 });

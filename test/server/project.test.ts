@@ -59,9 +59,7 @@ function inside(text: string, needle: string, occurrence = 0) {
 }
 
 function sortLocations(locations: Location[]): Array<{ uri: string; range: Range }> {
-  return locations
-    .map(({ uri, range }) => ({ uri, range }))
-    .sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : a.range.start.line - b.range.start.line));
+  return locations.map(({ uri, range }) => ({ uri, range })).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : a.range.start.line - b.range.start.line));
 }
 
 const codes = (diagnostics: Diagnostic[]) => diagnostics.map((d) => d.code);
@@ -98,7 +96,8 @@ describe('the project: config, agent module and handlers', () => {
   });
 
   const request = {
-    definition: (uri: string, position: { line: number; character: number }) => client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position }) as Promise<Location[]>,
+    definition: (uri: string, position: { line: number; character: number }) =>
+      client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position }) as Promise<Location[]>,
     references: (uri: string, position: { line: number; character: number }, includeDeclaration = true) =>
       client.connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position, context: { includeDeclaration } }) as Promise<Location[]>,
   };
@@ -120,17 +119,24 @@ describe('the project: config, agent module and handlers', () => {
     const node = await request.definition(uri, inside(configText, '"TOOL"'));
     assert.deepEqual(sortLocations(node), [{ uri: fileUri(graphTs), range: rangeOf(graphText, "'TOOL'") }]);
     const handlers = await request.definition(uri, inside(configText, '"get_user_location"'));
-    assert.deepEqual(sortLocations(handlers), sortLocations([
-      { uri: fileUri(clientTs), range: rangeOf(readFileSync(clientTs, 'utf8'), "'get_user_location'") },
-      { uri: fileUri(handlersJs), range: rangeOf(readFileSync(handlersJs, 'utf8'), '"get_user_location"') },
-    ]));
+    assert.deepEqual(
+      sortLocations(handlers),
+      sortLocations([
+        { uri: fileUri(clientTs), range: rangeOf(readFileSync(clientTs, 'utf8'), "'get_user_location'") },
+        { uri: fileUri(handlersJs), range: rangeOf(readFileSync(handlersJs, 'utf8'), '"get_user_location"') },
+      ]),
+    );
     const agent = await request.definition(uri, inside(configText, '"graph:app"'));
-    assert.deepEqual(agent.map((l) => l.uri), [fileUri(graphTs)]);
+    assert.deepEqual(
+      agent.map((l) => l.uri),
+      [fileUri(graphTs)],
+    );
     assert.deepEqual(await request.definition(uri, inside(configText, '"description"')), []);
     const links = await client.connection.sendRequest(DocumentLinkRequest.type, { textDocument: { uri } });
-    assert.deepEqual(links?.map((l) => ({ target: l.target, range: l.range })), [
-      { target: fileUri(graphTs), range: rangeOf(configText, 'graph:app') },
-    ]);
+    assert.deepEqual(
+      links?.map((l) => ({ target: l.target, range: l.range })),
+      [{ target: fileUri(graphTs), range: rangeOf(configText, 'graph:app') }],
+    );
   });
 
   test('find references of a tool name from the config and from a handler', async () => {
@@ -143,10 +149,13 @@ describe('the project: config, agent module and handlers', () => {
     assert.deepEqual(sortLocations(await request.references(fileUri(config), inside(configText, '"get_user_location"'))), expected);
     // A node: where graph.ts adds it, and every tool of the config attached to it.
     const nodeRefs = await request.references(fileUri(config), inside(configText, '"TOOL"'));
-    assert.deepEqual(sortLocations(nodeRefs), sortLocations([
-      { uri: fileUri(graphTs), range: rangeOf(readFileSync(graphTs, 'utf8'), "'TOOL'") },
-      ...[0, 1, 2].map((i) => ({ uri: fileUri(config), range: rangeOf(configText, '"TOOL"', i) })),
-    ]));
+    assert.deepEqual(
+      sortLocations(nodeRefs),
+      sortLocations([
+        { uri: fileUri(graphTs), range: rangeOf(readFileSync(graphTs, 'utf8'), "'TOOL'") },
+        ...[0, 1, 2].map((i) => ({ uri: fileUri(config), range: rangeOf(configText, '"TOOL"', i) })),
+      ]),
+    );
     await client.open(fileUri(clientTs), clientText, 'typescript');
     assert.deepEqual(sortLocations(await request.references(fileUri(clientTs), inside(clientText, "'get_user_location'"))), expected);
     const withoutDeclaration = await request.references(fileUri(clientTs), inside(clientText, "'get_user_location'"), false);
@@ -186,7 +195,11 @@ describe('the project: config, agent module and handlers', () => {
     const text = "import { client } from './client';\nclient.registerToolHandler('re', () => 1);\n";
     await client.open(uri, text, 'typescript');
     const position = { line: 1, character: "client.registerToolHandler('re".length };
-    const items = (await client.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position, context: { triggerKind: 2, triggerCharacter: "'" } })) as CompletionItem[];
+    const items = (await client.connection.sendRequest(CompletionRequest.type, {
+      textDocument: { uri },
+      position,
+      context: { triggerKind: 2, triggerCharacter: "'" },
+    })) as CompletionItem[];
     const labels = items.map((i) => i.label).sort();
     assert.deepEqual(labels, ['get_user_location', 'read_clipboard', 'search_notes']);
     const read = items.find((i) => i.label === 'read_clipboard')!;
@@ -212,7 +225,10 @@ describe('the project: config, agent module and handlers', () => {
     const uri = fileUri(config);
     const folds = await client.connection.sendRequest(FoldingRangeRequest.type, { textDocument: { uri } });
     const lines = configText.split('\n');
-    assert.ok(folds?.some((f) => f.startLine === 0 && f.endLine === lines.length - 3), JSON.stringify(folds));
+    assert.ok(
+      folds?.some((f) => f.startLine === 0 && f.endLine === lines.length - 3),
+      JSON.stringify(folds),
+    );
     assert.ok(folds?.some((f) => f.startLine === 2 && lines[f.startLine].includes('"remote_tools"')));
     const selections = await client.connection.sendRequest(SelectionRangeRequest.type, { textDocument: { uri }, positions: [inside(configText, '"read_clipboard"')] });
     const chain: Range[] = [];
@@ -224,7 +240,9 @@ describe('the project: config, agent module and handlers', () => {
 
   test('without a server, node names are judged on the graph read from graph.ts', async () => {
     const uri = fileUri(config);
-    const wrong = configText.replace('"node": "TOOL",\n      "name": "read_clipboard"', '"node": "TOOLS",\n      "name": "read_clipboard"').replace('"node": "TOOL",\n      "name": "search_notes"', '"node": "agent",\n      "name": "search_notes"');
+    const wrong = configText
+      .replace('"node": "TOOL",\n      "name": "read_clipboard"', '"node": "TOOLS",\n      "name": "read_clipboard"')
+      .replace('"node": "TOOL",\n      "name": "search_notes"', '"node": "agent",\n      "name": "search_notes"');
     const version = await client.change(uri, wrong);
     const diagnostics = await client.pushed(uri, version, (d) => d.some((x) => x.code === 'node-not-found'));
     const notFound = diagnostics.find((d) => d.code === 'node-not-found')!;
@@ -241,7 +259,10 @@ describe('the project: config, agent module and handlers', () => {
     writeFileSync(graphTs, graphText.replace(".addNode('TOOL', tools)", ".addNode('TOOL', tools)\n  .addNode('TOOLS', new ToolNode([]))"));
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(graphTs), type: FileChangeType.Changed }] });
     const judgedAgain = await client.pushed(uri, version, (d) => !d.some((x) => x.code === 'node-not-found'));
-    assert.deepEqual(codes(judgedAgain).filter((c) => String(c).startsWith('node-')), ['node-not-tool-node']);
+    assert.deepEqual(
+      codes(judgedAgain).filter((c) => String(c).startsWith('node-')),
+      ['node-not-tool-node'],
+    );
     writeFileSync(graphTs, graphText);
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(graphTs), type: FileChangeType.Changed }] });
     await client.pushed(uri, version, (d) => d.some((x) => x.code === 'node-not-found'));
@@ -277,7 +298,11 @@ describe('the project: config, agent module and handlers', () => {
     // Right after an edit that moves the tool, the rename's ranges are those of the new text.
     const shifted = `\n\n${configText}`;
     const shiftedVersion = await client.change(uri, shifted);
-    const moved = (await client.connection.sendRequest(RenameRequest.type, { textDocument: { uri }, position: inside(shifted, '"read_clipboard"'), newName: 'read_text' })) as WorkspaceEdit;
+    const moved = (await client.connection.sendRequest(RenameRequest.type, {
+      textDocument: { uri },
+      position: inside(shifted, '"read_clipboard"'),
+      newName: 'read_text',
+    })) as WorkspaceEdit;
     assert.deepEqual(moved.changes?.[uri], [{ range: rangeOf(shifted, 'read_clipboard'), newText: 'read_text' }]);
     await client.pushed(uri, shiftedVersion);
     await client.pushed(uri, await client.change(uri, configText));
@@ -340,7 +365,10 @@ describe('the project: config, agent module and handlers', () => {
     // Open, the broken file gets its diagnostics like any source (none here) and the server answers.
     await client.open(fileUri(broken), readFileSync(broken, 'utf8'), 'typescript');
     const definitions = await request.definition(fileUri(broken), { line: 0, character: 30 });
-    assert.deepEqual(definitions.map((l) => l.uri), [uri]);
+    assert.deepEqual(
+      definitions.map((l) => l.uri),
+      [uri],
+    );
     await client.close(fileUri(broken));
     // Removing the only handler of search_notes brings its diagnostic back.
     unlinkSync(extra);

@@ -84,21 +84,36 @@ describe('the project index', () => {
     const facts = readSourceFacts(
       'graph.ts',
       [
-        "const tools = new ToolNode([]);",
-        "const model = new ModelNode(m) as ModelNode;",
-        "function route(s: State) { return s; }",
-        "const g = new StateGraph<State>()",
+        'const tools = new ToolNode([]);',
+        'const model = new ModelNode(m) as ModelNode;',
+        'function route(s: State) { return s; }',
+        'const g = new StateGraph<State>()',
         "  .addNode('TOOL', tools)",
         "  .addNode('agent', model!)",
         "  .addNode('route', route)",
         "  .addNode('inline', async (s) => s)",
-        "  .addNode(NAME, other);",
-        "executor.registerToolHandler(name, handler);",
+        '  .addNode(NAME, other);',
+        'executor.registerToolHandler(name, handler);',
         "executor?.registerToolHandler('a\\u0062', handler);",
       ].join('\n'),
     );
-    assert.deepEqual(facts.nodes.map((n) => [n.name ?? null, n.kind]), [['TOOL', 'tool_node'], ['agent', 'model_node'], ['route', 'function_node'], ['inline', 'function_node'], [null, 'unknown']]);
-    assert.deepEqual(facts.handlers.map((h) => [h.name ?? null, h.exact]), [[null, false], ['ab', false]]);
+    assert.deepEqual(
+      facts.nodes.map((n) => [n.name ?? null, n.kind]),
+      [
+        ['TOOL', 'tool_node'],
+        ['agent', 'model_node'],
+        ['route', 'function_node'],
+        ['inline', 'function_node'],
+        [null, 'unknown'],
+      ],
+    );
+    assert.deepEqual(
+      facts.handlers.map((h) => [h.name ?? null, h.exact]),
+      [
+        [null, false],
+        ['ab', false],
+      ],
+    );
     assert.equal(facts.syntaxError, undefined);
   });
 });

@@ -95,13 +95,19 @@ describe('settings over the protocol', () => {
   const clients: TestClient[] = [];
   after(() => Promise.all(clients.map((c) => c.stop())));
 
-  test('multi-root: each folder\'s settings apply to its files, asked per scope and cached', async () => {
+  test("multi-root: each folder's settings apply to its files, asked per scope and cached", async () => {
     const perFolder: Record<string, unknown> = {
       [fileUri(one)]: { files: ['**/10xgraph.json'], server: { url: CLOSED_PORT_URL, timeoutMs: 500 } },
       [fileUri(two)]: { files: ['**/*.graph.json'], server: { url: 'http://127.0.0.1:10', enabled: false } },
     };
     const sectionFor = (scope?: string) => Object.entries(perFolder).find(([folder]) => scope?.startsWith(folder + '/') || scope === folder)?.[1] ?? null;
-    const client = await TestClient.start({ configuration: (item) => sectionFor(item.scopeUri), workspaceFolders: [{ uri: fileUri(one), name: 'one' }, { uri: fileUri(two), name: 'two' }] });
+    const client = await TestClient.start({
+      configuration: (item) => sectionFor(item.scopeUri),
+      workspaceFolders: [
+        { uri: fileUri(one), name: 'one' },
+        { uri: fileUri(two), name: 'two' },
+      ],
+    });
     clients.push(client);
     const inOne = fileUri(join(one, '10xgraph.json'));
     const inTwoIgnored = fileUri(join(two, '10xgraph.json'));
@@ -109,8 +115,14 @@ describe('settings over the protocol', () => {
     await client.open(inOne, BROKEN);
     await client.open(inTwoIgnored, BROKEN);
     await client.open(inTwo, BROKEN);
-    assert.deepEqual((await client.pushed(inOne, 1)).map((d) => d.code), ['unknown-field']);
-    assert.deepEqual((await client.pushed(inTwo, 1)).map((d) => d.code), ['unknown-field']);
+    assert.deepEqual(
+      (await client.pushed(inOne, 1)).map((d) => d.code),
+      ['unknown-field'],
+    );
+    assert.deepEqual(
+      (await client.pushed(inTwo, 1)).map((d) => d.code),
+      ['unknown-field'],
+    );
     assert.equal(client.latest(inTwoIgnored), undefined);
     // Each folder's URL has its own status: folder one is live (and offline), folder two disabled.
     const offline = await client.waitStatus(CLOSED_PORT_URL, (s) => s.state === 'offline');
@@ -126,7 +138,10 @@ describe('settings over the protocol', () => {
     // A change of settings: folder two now serves every JSON file.
     perFolder[fileUri(two)] = { files: ['**/*.json'], server: { enabled: false } };
     await client.changeConfiguration(null);
-    assert.deepEqual((await client.pushed(inTwoIgnored, 1)).map((d) => d.code), ['unknown-field']);
+    assert.deepEqual(
+      (await client.pushed(inTwoIgnored, 1)).map((d) => d.code),
+      ['unknown-field'],
+    );
     assert.ok(client.configurationRequests.filter((i) => i.scopeUri === inOne).length > asked, 'the cache was cleared');
 
     // And back: a document no longer served has its diagnostics cleared.
@@ -142,11 +157,17 @@ describe('settings over the protocol', () => {
     const standard = fileUri(join(root, '10xgraph.json'));
     await client.open(standard, BROKEN);
     await client.open(custom, BROKEN, 'plaintext');
-    assert.deepEqual((await client.pushed(custom, 1)).map((d) => d.code), ['unknown-field']);
+    assert.deepEqual(
+      (await client.pushed(custom, 1)).map((d) => d.code),
+      ['unknown-field'],
+    );
     assert.equal(client.latest(standard), undefined);
     assert.equal(client.configurationRequests.length, 0, 'the server did not ask');
     await client.changeConfiguration({ '10xgraph': { files: ['**/10xgraph.json'], server: { enabled: false } } });
-    assert.deepEqual((await client.pushed(standard, 1)).map((d) => d.code), ['unknown-field']);
+    assert.deepEqual(
+      (await client.pushed(standard, 1)).map((d) => d.code),
+      ['unknown-field'],
+    );
     await waitFor(() => client.latest(custom)?.diagnostics.length === 0, 'the .tenx file is no longer served');
   });
 
@@ -160,7 +181,10 @@ describe('settings over the protocol', () => {
     await client.connection.sendNotification(DidChangeWorkspaceFoldersNotification.type, { event: { added: [{ uri: fileUri(two), name: 'two' }], removed: [] } });
     await waitFor(() => client.refreshRequests > refreshes, 'a diagnostic refresh after the folders changed');
     const report = (await client.pull(uri)) as { items: Array<{ code?: unknown }> };
-    assert.deepEqual(report.items.map((d) => d.code), ['unknown-field']);
+    assert.deepEqual(
+      report.items.map((d) => d.code),
+      ['unknown-field'],
+    );
   });
 
   test('a client that answers null falls back to the initialization options (Helix style)', async () => {
@@ -168,7 +192,10 @@ describe('settings over the protocol', () => {
     clients.push(client);
     const uri = fileUri(join(root, 'x.cfg.json'));
     await client.open(uri, BROKEN);
-    assert.deepEqual((await client.pushed(uri, 1)).map((d) => d.code), ['unknown-field']);
+    assert.deepEqual(
+      (await client.pushed(uri, 1)).map((d) => d.code),
+      ['unknown-field'],
+    );
     await client.waitStatus('http://localhost:8000', (s) => s.state === 'disabled');
   });
 });

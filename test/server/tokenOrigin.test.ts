@@ -44,7 +44,9 @@ describe('parseSettings binds a token to its origin', () => {
   });
 
   test('sectionWithToken drops tokens of the settings file and pins the URL the token was looked up for', () => {
-    assert.deepEqual(sectionWithToken({ server: { url: 'http://a.test', token: 'leaked' }, 'server.token': 'flat' }, 'http://a.test', undefined), { server: { url: 'http://a.test' } });
+    assert.deepEqual(sectionWithToken({ server: { url: 'http://a.test', token: 'leaked' }, 'server.token': 'flat' }, 'http://a.test', undefined), {
+      server: { url: 'http://a.test' },
+    });
     const pinned = sectionWithToken({ server: { url: 'ftp://not-http' }, files: ['f'] }, 'http://localhost:8000', 'stored');
     assert.deepEqual(pinned, { server: { url: 'http://localhost:8000', token: 'stored' }, files: ['f'] });
     // Whatever the server falls back to, the token stays with the URL it was stored for.

@@ -46,7 +46,10 @@ export function loadCorpus(): CorpusCase[] {
         name,
         path: join(CORPUS_DIR, file),
         text: readFileSync(join(CORPUS_DIR, file), 'utf8'),
-        expected: expectedText.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')),
+        expected: expectedText
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l !== '' && !l.startsWith('#')),
       };
     });
 }

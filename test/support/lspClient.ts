@@ -163,9 +163,7 @@ export class TestClient {
     const given = options.initializationOptions?.storagePath;
     const storagePath = typeof given === 'string' ? given : tempFolder('10xgraph-ls-cache-');
     if (typeof given !== 'string') client.ownStorage = storagePath;
-    const exited = new Promise<never>((_, reject) =>
-      child.once('exit', (code) => reject(new Error(`the server exited with code ${code} during initialize: ${client.stderr}`))),
-    );
+    const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`the server exited with code ${code} during initialize: ${client.stderr}`))));
     exited.catch(() => undefined);
     client.initializeResult = await Promise.race([
       connection.sendRequest(InitializeRequest.type, {
@@ -217,10 +215,13 @@ export class TestClient {
 
   /** Waits for pushed diagnostics of `uri` (for `version` when given) that satisfy `accept`. */
   async pushed(uri: string, version?: number, accept: (d: Diagnostic[]) => boolean = () => true): Promise<Diagnostic[]> {
-    const found = await waitFor(() => {
-      const last = this.latest(uri);
-      return last && (version === undefined || last.version === version) && accept(last.diagnostics) ? last : undefined;
-    }, `diagnostics of ${uri}${version !== undefined ? ` at version ${version}` : ''}`);
+    const found = await waitFor(
+      () => {
+        const last = this.latest(uri);
+        return last && (version === undefined || last.version === version) && accept(last.diagnostics) ? last : undefined;
+      },
+      `diagnostics of ${uri}${version !== undefined ? ` at version ${version}` : ''}`,
+    );
     return found.diagnostics;
   }
 
@@ -237,10 +238,13 @@ export class TestClient {
 
   /** Waits for a status of `url` that satisfies `accept`. */
   waitStatus(url: string, accept: (s: StatusParams) => boolean, what = 'a status'): Promise<StatusParams> {
-    return waitFor(() => {
-      const s = this.status(url);
-      return s && accept(s) ? s : undefined;
-    }, `${what} of ${url} (last: ${JSON.stringify(this.status(url))})`);
+    return waitFor(
+      () => {
+        const s = this.status(url);
+        return s && accept(s) ? s : undefined;
+      },
+      `${what} of ${url} (last: ${JSON.stringify(this.status(url))})`,
+    );
   }
 
   /** Whether the server process is still running. */

@@ -106,7 +106,18 @@ export class TestPostgres {
 
   /** Starts the server (again) on the same port and waits until it accepts connections. */
   startServer(): void {
-    this.run('pg_ctl', ['-D', this.data, '-l', join(this.folder, 'server.log'), '-w', '-t', '30', '-o', `-k ${this.folder} -h 127.0.0.1 -p ${this.port} -c fsync=off -c max_connections=200`, 'start']);
+    this.run('pg_ctl', [
+      '-D',
+      this.data,
+      '-l',
+      join(this.folder, 'server.log'),
+      '-w',
+      '-t',
+      '30',
+      '-o',
+      `-k ${this.folder} -h 127.0.0.1 -p ${this.port} -c fsync=off -c max_connections=200`,
+      'start',
+    ]);
   }
 
   /** Stops the server (fast: open sessions are ended), keeping the data. */
@@ -150,4 +161,3 @@ export class TestPostgres {
     }
   }
 }
-

@@ -4,7 +4,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { importsOf, listSources, ROOT } from './importGraph';
 
-const exportsOfRuntime = Object.keys(JSON.parse(readFileSync(join(ROOT, 'runtime', 'package.json'), 'utf8')).exports as Record<string, unknown>).map((key) => (key === '.' ? '10xgraph' : `10xgraph/${key.slice(2)}`));
+const exportsOfRuntime = Object.keys(JSON.parse(readFileSync(join(ROOT, 'runtime', 'package.json'), 'utf8')).exports as Record<string, unknown>).map((key) =>
+  key === '.' ? '10xgraph' : `10xgraph/${key.slice(2)}`,
+);
 
 /** Every import of the files below `dir` that reaches into one of `forbidden` (repository-relative folders). */
 function crossings(dir: string, forbidden: string[]): string[] {
@@ -24,7 +26,10 @@ test('the language server and the extension reach the runtime only through its p
 });
 
 test('every 10xgraph import of the server and the extension is a public entry point of the runtime', () => {
-  const paths = Object.keys((JSON.parse(readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { compilerOptions: { paths: Record<string, unknown> } }).compilerOptions.paths);
+  const paths = Object.keys(
+    (JSON.parse(readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { compilerOptions: { paths: Record<string, unknown> } }).compilerOptions
+      .paths,
+  );
   const used = new Set<string>();
   for (const file of [...listSources('server/src'), ...listSources('client/src')]) {
     for (const edge of importsOf(file)) if (edge.specifier === '10xgraph' || edge.specifier.startsWith('10xgraph/')) used.add(edge.specifier);
@@ -39,7 +44,11 @@ test('every 10xgraph import of the server and the extension is a public entry po
 test('the runtime library never imports a front end: only the CLI imports runtime/src/cli', () => {
   const library = listSources('runtime/src').filter((file) => !file.startsWith('runtime/src/cli/'));
   assert.ok(library.length > 30);
-  const found = library.flatMap((file) => importsOf(file).filter((edge) => edge.target?.startsWith('runtime/src/cli/')).map((edge) => `${file}: ${edge.specifier}`));
+  const found = library.flatMap((file) =>
+    importsOf(file)
+      .filter((edge) => edge.target?.startsWith('runtime/src/cli/'))
+      .map((edge) => `${file}: ${edge.specifier}`),
+  );
   assert.deepEqual(found, []);
 });
 
@@ -55,7 +64,19 @@ test('the client package stands alone: it imports nothing outside client-sdk/, a
 
 test('wire.ts is the one declaration of every shape that travels and of the run limits', () => {
   const WIRE = 'client-sdk/src/wire.ts';
-  const shapes = ['RemoteToolCall', 'RemoteCall', 'StreamChunk', 'RunChunk', 'ResponseMetadata', 'Metadata', 'InvokeData', 'GraphTools', 'GraphToolInfo', 'DEFAULT_RECURSION_LIMIT', 'MAX_RECURSION_LIMIT'];
+  const shapes = [
+    'RemoteToolCall',
+    'RemoteCall',
+    'StreamChunk',
+    'RunChunk',
+    'ResponseMetadata',
+    'Metadata',
+    'InvokeData',
+    'GraphTools',
+    'GraphToolInfo',
+    'DEFAULT_RECURSION_LIMIT',
+    'MAX_RECURSION_LIMIT',
+  ];
   // A declaration, not a name in a multi-line import (`  type GraphTools,`): the name is followed by `=`, `<`, `{`, `:` or `extends`.
   const declaration = new RegExp(`^\\s*(?:export )?(?:declare )?(?:interface|type|const|class) (${shapes.join('|')})\\b(?=\\s*(?:[=<{:]|extends\\b))`, 'm');
   const found: string[] = [];

@@ -68,7 +68,7 @@ test('the import graph of every part has no cycle', () => {
   assert.deepEqual(cyclesOf(fileGraph(files)), []);
 });
 
-test('the runtime\'s folders depend on each other one way only (no graph ↔ models)', () => {
+test("the runtime's folders depend on each other one way only (no graph ↔ models)", () => {
   const graph = folderGraph(listSources('runtime/src'));
   assert.ok(graph.get('graph')?.includes('models'), 'the graph library uses the model interface');
   assert.deepEqual(cyclesOf(graph), []);
@@ -82,6 +82,20 @@ test('the cycle finder reports a loop and its members, and nothing for a chain',
     ['d', []],
     ['e', ['e']],
   ]);
-  assert.deepEqual(cyclesOf(loop).map((c) => c.join(',')).sort(), ['a,b,c', 'e']);
-  assert.deepEqual(cyclesOf(new Map([['a', ['b']], ['b', ['c']], ['c', []]])), []);
+  assert.deepEqual(
+    cyclesOf(loop)
+      .map((c) => c.join(','))
+      .sort(),
+    ['a,b,c', 'e'],
+  );
+  assert.deepEqual(
+    cyclesOf(
+      new Map([
+        ['a', ['b']],
+        ['b', ['c']],
+        ['c', []],
+      ]),
+    ),
+    [],
+  );
 });

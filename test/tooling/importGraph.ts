@@ -44,7 +44,14 @@ export function importsOf(file: string): ImportEdge[] {
     if (ts.isImportDeclaration(statement)) {
       specifier = statement.moduleSpecifier;
       const clause = statement.importClause;
-      typeOnly = clause !== undefined && (clause.isTypeOnly || (clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+      typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            clause.namedBindings !== undefined &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly)));
     } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier) {
       specifier = statement.moduleSpecifier;
       typeOnly = statement.isTypeOnly;

@@ -22,7 +22,8 @@ export interface Drawing {
   svg: string;
 }
 
-const LEGEND = '<p class="legend"><span class="tool local">⚙ server tool</span> <span class="tool remote">⇄ remote tool</span> <span class="tool missing">✗ in the file, not attached</span></p>';
+const LEGEND =
+  '<p class="legend"><span class="tool local">⚙ server tool</span> <span class="tool remote">⇄ remote tool</span> <span class="tool missing">✗ in the file, not attached</span></p>';
 
 /** The drawing while the first answer is awaited. */
 export function loadingDrawing(url = ''): Drawing {
@@ -59,7 +60,9 @@ export function drawAnswer(answer: GraphViewResult | null | undefined, fileName:
   if (view.state === 'connected') {
     const age = ageOf(graph?.fetchedAt, now);
     const edges = graph?.edges?.length ?? 0;
-    parts.push(`<p class="state connected">Live graph of ${where}: ${view.nodes.length} nodes, ${edges} edges${age !== undefined ? `, fetched ${escapeXml(age)}` : ''}${graph?.version !== undefined ? ` (10xgraph ${escapeXml(graph.version)})` : ''}.</p>`);
+    parts.push(
+      `<p class="state connected">Live graph of ${where}: ${view.nodes.length} nodes, ${edges} edges${age !== undefined ? `, fetched ${escapeXml(age)}` : ''}${graph?.version !== undefined ? ` (10xgraph ${escapeXml(graph.version)})` : ''}.</p>`,
+    );
   } else if (view.state === 'offline') {
     parts.push(`<p class="state offline">${where}: ${escapeXml(view.message ?? '')}</p>`);
   } else {

@@ -146,7 +146,9 @@ export function renderSvg(layout: GraphLayout): string {
     parts.push(`<text class="kind" x="${node.x + PADDING}" y="${node.y + 34}">${escapeXml(kindLabel(node))}</text>`);
     node.tools.forEach((tool, i) => {
       const label = `${toolMark(tool)} ${tool.name}${tool.status === 'missing' && node.kind !== 'orphan' ? ' (not attached)' : ''}`;
-      parts.push(`<text class="tool ${tool.status}${tool.inFile ? ' in-file' : ''}" x="${node.x + PADDING}" y="${node.y + HEADER_HEIGHT + 13 + i * LINE_HEIGHT}">${escapeXml(label)}</text>`);
+      parts.push(
+        `<text class="tool ${tool.status}${tool.inFile ? ' in-file' : ''}" x="${node.x + PADDING}" y="${node.y + HEADER_HEIGHT + 13 + i * LINE_HEIGHT}">${escapeXml(label)}</text>`,
+      );
     });
     parts.push('</g>');
   }
@@ -211,11 +213,7 @@ function findBackEdges(names: string[], edges: { source: string; target: string 
   const state = new Map<string, 'open' | 'done'>();
   const backPairs = new Set<string>();
   const hasIncoming = new Set(edges.map((edge) => edge.target));
-  const roots = [
-    ...names.filter((name) => name === '__start__'),
-    ...names.filter((name) => name !== '__start__' && !hasIncoming.has(name)),
-    ...names,
-  ];
+  const roots = [...names.filter((name) => name === '__start__'), ...names.filter((name) => name !== '__start__' && !hasIncoming.has(name)), ...names];
   const visit = (name: string) => {
     state.set(name, 'open');
     for (const next of outgoing.get(name) ?? []) {
@@ -264,10 +262,14 @@ function orderLayers(names: string[], edges: { source: string; target: string }[
   const sweep = (neighbours: (name: string) => string[], order: number[]) => {
     for (const l of order) {
       const layer = layers[l];
-      const key = new Map(layer.map((name, i) => {
-        const around = neighbours(name).map((n) => position.get(n)!).filter((p) => p !== undefined);
-        return [name, around.length > 0 ? around.reduce((a, b) => a + b, 0) / around.length : i] as const;
-      }));
+      const key = new Map(
+        layer.map((name, i) => {
+          const around = neighbours(name)
+            .map((n) => position.get(n)!)
+            .filter((p) => p !== undefined);
+          return [name, around.length > 0 ? around.reduce((a, b) => a + b, 0) / around.length : i] as const;
+        }),
+      );
       layer.sort((a, b) => key.get(a)! - key.get(b)! || names.indexOf(a) - names.indexOf(b));
       remember();
     }

@@ -138,6 +138,9 @@ function isEntry(value: unknown): value is Entry {
     Array.isArray(entry.inputs) &&
     entry.inputs.every((input) => Array.isArray(input) && typeof input[0] === 'string' && typeof input[1] === 'string') &&
     Array.isArray(entry.externals) &&
-    entry.externals.every((external) => typeof external === 'object' && external !== null && typeof external.specifier === 'string' && typeof external.from === 'string' && typeof external.resolved === 'string')
+    entry.externals.every(
+      (external) =>
+        typeof external === 'object' && external !== null && typeof external.specifier === 'string' && typeof external.from === 'string' && typeof external.resolved === 'string',
+    )
   );
 }

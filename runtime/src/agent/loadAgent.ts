@@ -49,7 +49,10 @@ export function resolveAgentModule(configPath: string, agentSpec: string): { fil
   if (!file) {
     const names = candidates.map((candidate) => basename(candidate));
     const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
-    throw new AgentLoadError('agent-module-not-found', `Cannot find the module of agent '${agentSpec}': no ${list} in ${dirname(base)}; fix "agent" in ${configPath} or create the module.`);
+    throw new AgentLoadError(
+      'agent-module-not-found',
+      `Cannot find the module of agent '${agentSpec}': no ${list} in ${dirname(base)}; fix "agent" in ${configPath} or create the module.`,
+    );
   }
   return { file, exportName: spec.exportName };
 }
@@ -73,7 +76,9 @@ export async function loadAgentGraph(configPath: string, agentSpec: string): Pro
     );
   }
   if (!isCompiledGraph(value)) {
-    const what = isStateGraph(value) ? 'a StateGraph that is not compiled: export graph.compile()' : `${describeValue(value)}, not a compiled graph: export the result of StateGraph.compile()`;
+    const what = isStateGraph(value)
+      ? 'a StateGraph that is not compiled: export graph.compile()'
+      : `${describeValue(value)}, not a compiled graph: export the result of StateGraph.compile()`;
     throw new AgentLoadError('agent-export-not-graph', `Export '${exportName}' of ${file} is ${what}.`);
   }
   return value;
@@ -197,7 +202,13 @@ function externalPackages(externals: ExternalPackage[]): Plugin {
           return { path: resolved, external: true };
         } catch (error) {
           const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-          return { errors: [{ text: `Cannot resolve package '${args.path}' from ${args.resolveDir} (${reason}); install it, build it, or, for an ESM-only package, write the agent module as .mjs.` }] };
+          return {
+            errors: [
+              {
+                text: `Cannot resolve package '${args.path}' from ${args.resolveDir} (${reason}); install it, build it, or, for an ESM-only package, write the agent module as .mjs.`,
+              },
+            ],
+          };
         }
       });
     },
@@ -231,9 +242,7 @@ function describeValue(value: unknown): string {
 }
 
 /** The agent of a config and its loaded graph, or why there is none. */
-export type ConfigAgent =
-  | { ok: true; agent: string; graph: CompiledGraph }
-  | { ok: false; agent?: string; error?: string };
+export type ConfigAgent = { ok: true; agent: string; graph: CompiledGraph } | { ok: false; agent?: string; error?: string };
 
 /**
  * The graph of the agent `text` names, loaded as `10xgraph api` loads it at start-up and

@@ -76,7 +76,11 @@ const DRAIN_LIMIT = 64 * 1024 * 1024;
 export async function readJsonBody(req: IncomingMessage, limit: number, idleMs = 30_000): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type'])) {
     req.resume();
-    throw new ApiError(415, 'unsupported_media_type', `The body must be JSON sent with 'Content-Type: application/json' (got ${req.headers['content-type'] ? `'${req.headers['content-type']}'` : 'no Content-Type'}).`);
+    throw new ApiError(
+      415,
+      'unsupported_media_type',
+      `The body must be JSON sent with 'Content-Type: application/json' (got ${req.headers['content-type'] ? `'${req.headers['content-type']}'` : 'no Content-Type'}).`,
+    );
   }
   const tooLarge = () => new ApiError(413, 'body_too_large', `The body is larger than the server's limit of ${limit} bytes; send fewer or smaller messages.`);
   const declared = Number(req.headers['content-length']);

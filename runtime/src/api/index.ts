@@ -12,7 +12,17 @@ export { startApiServer, prepareAgent, ApiStartupError } from './start';
 export type { StartApiOptions, RunningApiServer, PreparedAgent } from './start';
 export { loadAgentGraph, resolveAgentModule, parseAgentSpec, AgentLoadError, AGENT_EXTENSIONS } from '../agent/loadAgent';
 export type { AgentLoadErrorCode } from '../agent/loadAgent';
-export { openThreadStore, parseStoreTarget, SqliteThreadStore, PostgresThreadStore, StoreUnavailableError, StoreOpenError, LockLostError, DEFAULT_LEASE_MS, SCHEMA_VERSION } from './store/index';
+export {
+  openThreadStore,
+  parseStoreTarget,
+  SqliteThreadStore,
+  PostgresThreadStore,
+  StoreUnavailableError,
+  StoreOpenError,
+  LockLostError,
+  DEFAULT_LEASE_MS,
+  SCHEMA_VERSION,
+} from './store/index';
 export type { ThreadStore, ThreadRecord, ThreadStatus, ThreadPage, RunCommit, DeleteOutcome, StoreTarget, OpenStoreOptions } from './store/index';
 export { handleThreadRoute, CANCELLED_RESULT, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './threadRoutes';
 export { ApiError, statusForRunError } from './errors';

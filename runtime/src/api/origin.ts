@@ -45,9 +45,7 @@ export interface OriginPolicyOptions {
 /** The verdict on a request's `Origin`. */
 export type OriginVerdict =
   /** No `Origin` header: not a cross-origin browser request (curl, Node, a same-origin navigation). */
-  | { kind: 'none' }
-  | { kind: 'allowed'; origin: string }
-  | { kind: 'refused'; error: ApiError; shown: string };
+  { kind: 'none' } | { kind: 'allowed'; origin: string } | { kind: 'refused'; error: ApiError; shown: string };
 
 /** The policy a server applies to every request, preflight and upgrade. */
 export interface OriginPolicy {
@@ -133,8 +131,8 @@ export function createOriginPolicy(options: OriginPolicyOptions): OriginPolicy {
       if (!options.tokenRequired && isLoopbackHostname(parsed.hostname)) return { kind: 'allowed', origin: value };
       return refuse(
         options.tokenRequired
-          ? 'a server with a token allows only the origins listed with --cors-origin (or TENXGRAPH_CORS_ORIGINS); add this page\'s origin there.'
-          : 'without a token only pages on this machine (localhost, 127.0.0.0/8, [::1]) and the origins listed with --cors-origin may call it; add this page\'s origin there.',
+          ? "a server with a token allows only the origins listed with --cors-origin (or TENXGRAPH_CORS_ORIGINS); add this page's origin there."
+          : "without a token only pages on this machine (localhost, 127.0.0.0/8, [::1]) and the origins listed with --cors-origin may call it; add this page's origin there.",
       );
     },
 
@@ -154,13 +152,15 @@ export function createOriginPolicy(options: OriginPolicyOptions): OriginPolicy {
         ...(privateNetwork ? { 'access-control-allow-private-network': 'true' } : {}),
       };
     },
-
   };
 }
 
 /** Joins the values of a repeatable setting: each flag value, then the comma-separated variable, blank items dropped. */
 export function splitList(flagValues: readonly string[], envValue: string | undefined): string[] {
-  const fromEnv = (envValue ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const fromEnv = (envValue ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   return [...flagValues.map((value) => value.trim()), ...fromEnv];
 }
 
@@ -210,7 +210,10 @@ const BEARER_PREFIX = `${WS_PROTOCOL}.bearer.`;
  * `10xgraph.bearer.<base64url>` entry (null when there is none, undefined when it is malformed).
  */
 export function readWebSocketProtocols(header: string | undefined): { offered: boolean; token: string | null | undefined } {
-  const items = (header ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const items = (header ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   const bearer = items.find((item) => item.startsWith(BEARER_PREFIX));
   let token: string | null | undefined = null;
   if (bearer !== undefined) {
@@ -241,7 +244,9 @@ function matchesPattern(pattern: OriginPattern, origin: { scheme: string; hostna
 /** Parses one `--cors-origin` entry: `http(s)://host[:port]` or `http(s)://host:*` (any port). */
 function parseOriginPattern(entry: string): OriginPattern {
   const bad = (why: string) =>
-    new OriginSettingError(`The allowed origin '${shownValue(entry)}' (--cors-origin or TENXGRAPH_CORS_ORIGINS) ${why}; give origins such as http://localhost:5173 or https://app.example.com, comma-separated in the variable.`);
+    new OriginSettingError(
+      `The allowed origin '${shownValue(entry)}' (--cors-origin or TENXGRAPH_CORS_ORIGINS) ${why}; give origins such as http://localhost:5173 or https://app.example.com, comma-separated in the variable.`,
+    );
   if (entry === '*') throw bad('would let every web page drive this server and is not accepted');
   if (entry === 'null') throw bad('is the origin of sandboxed frames and files, which anyone can make, and is not accepted');
   const anyPort = /:\*\/?$/.test(entry);

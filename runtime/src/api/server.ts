@@ -139,7 +139,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       handle(req, res, requestId, (matched) => (route = matched)).catch((error: unknown) => {
         // A client that hung up mid-request is not a failure of the server.
         if (req.destroyed && (req.errored || (error as NodeJS.ErrnoException)?.code === 'ECONNRESET' || (error as Error)?.message === 'aborted')) return;
-        log.error(`Request ${req.method} ${route} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, { event: 'request_failed', request_id: requestId });
+        log.error(`Request ${req.method} ${route} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, {
+          event: 'request_failed',
+          request_id: requestId,
+        });
         if (!res.headersSent) sendError(res, requestId, new ApiError(500, 'internal_error', 'The server failed on this request; see its log.'));
         else res.end();
       });
@@ -167,7 +170,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return;
     }
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-      return answerAndClose(socket, new ApiError(408, 'request_timeout', `The request did not arrive within the server's time-out (${limits.headersTimeoutMs} ms for the headers, ${Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs)} ms for the whole request); send it again.`));
+      return answerAndClose(
+        socket,
+        new ApiError(
+          408,
+          'request_timeout',
+          `The request did not arrive within the server's time-out (${limits.headersTimeoutMs} ms for the headers, ${Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs)} ms for the whole request); send it again.`,
+        ),
+      );
     }
     answerAndClose(socket, new ApiError(error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400, 'bad_request', `The request is not valid HTTP (${error.code ?? 'parse error'}).`));
   });
@@ -251,7 +261,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const method = ROUTES[url.pathname];
     if (method === undefined) {
       req.resume();
-      return sendError(res, requestId, new ApiError(404, 'not_found', `No route ${url.pathname}; the routes are ${Object.keys(ROUTES).join(', ')} and ${THREAD_ROUTE_PREFIX}{id}.`));
+      return sendError(
+        res,
+        requestId,
+        new ApiError(404, 'not_found', `No route ${url.pathname}; the routes are ${Object.keys(ROUTES).join(', ')} and ${THREAD_ROUTE_PREFIX}{id}.`),
+      );
     }
     if (url.pathname !== '/ping' && !authorized(req, undefined)) {
       req.resume();
@@ -290,7 +304,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     sendData(
       res,
       requestId,
-      { info: { name: description.name, version, node_count: nodes.length, edge_count: edges.length, entry_point: description.entryPoint }, nodes, edges } satisfies GraphDescription,
+      {
+        info: { name: description.name, version, node_count: nodes.length, edge_count: edges.length, entry_point: description.entryPoint },
+        nodes,
+        edges,
+      } satisfies GraphDescription,
       `Graph '${description.name}' with ${nodes.length} nodes and ${edges.length} edges.`,
     );
   }
@@ -337,7 +355,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         if (res.destroyed || res.writableEnded) return;
         // A client that stops reading is dropped rather than buffered for without bound.
         if (res.writableLength > limits.maxBufferedBytes) {
-          log.warn(`Dropped the stream of request ${requestId}: ${res.writableLength} bytes wait for a client that does not read.`, { event: 'stream_dropped', request_id: requestId });
+          log.warn(`Dropped the stream of request ${requestId}: ${res.writableLength} bytes wait for a client that does not read.`, {
+            event: 'stream_dropped',
+            request_id: requestId,
+          });
           res.destroy();
           return;
         }
@@ -388,18 +409,26 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const outcome: RunOutcome = { status: 'error', messages: [], pending: [] };
     let committed = false;
     // The lease is renewed while the run goes on; a renewal that fails is retried at the next tick.
-    const renewal = Number.isFinite(store.leaseMs) ? setInterval(() => {
-      store.renew(threadId, runId).then(
-        (held) => {
-          if (!held) log.warn(`Run ${runId} on thread '${threadId}' no longer holds the thread's lock; its outcome will not be stored.`);
-        },
-        () => {},
-      );
-    }, Math.max(50, Math.floor(store.leaseMs / 3))) : undefined;
+    const renewal = Number.isFinite(store.leaseMs)
+      ? setInterval(
+          () => {
+            store.renew(threadId, runId).then(
+              (held) => {
+                if (!held) log.warn(`Run ${runId} on thread '${threadId}' no longer holds the thread's lock; its outcome will not be stored.`);
+              },
+              () => {},
+            );
+          },
+          Math.max(50, Math.floor(store.leaseMs / 3)),
+        )
+      : undefined;
     renewal?.unref();
     emit({ event: 'metadata', data: { thread_id: threadId, run_id: runId } });
     try {
-      for await (const event of graph.stream({ messages: request.messages }, { checkpoint: record.checkpoint, recursionLimit: request.recursionLimit, threadId, signal: stopRuns.signal })) {
+      for await (const event of graph.stream(
+        { messages: request.messages },
+        { checkpoint: record.checkpoint, recursionLimit: request.recursionLimit, threadId, signal: stopRuns.signal },
+      )) {
         if (event.type === 'message') {
           outcome.messages.push(event.message);
           emit({ event: 'message', data: event.message });
@@ -413,7 +442,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         } else if (event.type === 'end') {
           clearInterval(renewal);
           committed = true;
-          await store.commit(threadId, runId, { checkpoint: event.checkpoint, status: event.status === 'waiting' ? 'waiting' : 'completed', from: record.messageCount, ...(outcome.error ? { error: outcome.error } : {}) });
+          await store.commit(threadId, runId, {
+            checkpoint: event.checkpoint,
+            status: event.status === 'waiting' ? 'waiting' : 'completed',
+            from: record.messageCount,
+            ...(outcome.error ? { error: outcome.error } : {}),
+          });
           outcome.status = outcome.error ? 'error' : event.status;
           break;
         }
@@ -497,7 +531,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const route = url?.pathname === '/v1/graph/ws' ? url.pathname : '-';
     const logUpgrade = (status: number) => {
       const duration = Math.round((performance.now() - started) * 10) / 10;
-      log.info(`GET ${route} (WebSocket) ${status} in ${duration} ms [${requestId}]`, { event: 'request', method: 'GET', route, status, duration_ms: duration, request_id: requestId, websocket: true });
+      log.info(`GET ${route} (WebSocket) ${status} in ${duration} ms [${requestId}]`, {
+        event: 'request',
+        method: 'GET',
+        route,
+        status,
+        duration_ms: duration,
+        request_id: requestId,
+        websocket: true,
+      });
     };
     if (refusal) {
       logUpgrade(refusal.status);
@@ -587,7 +629,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           const outcome = await track(execute(prepared, send));
           logFrame(outcome.status, outcome.error?.code);
         });
-        if (!accepted) throw new ApiError(429, 'too_many_runs', `This WebSocket has ${limits.maxRunsPerSocket} runs going and more waiting; wait for their ends before sending more.`);
+        if (!accepted)
+          throw new ApiError(429, 'too_many_runs', `This WebSocket has ${limits.maxRunsPerSocket} runs going and more waiting; wait for their ends before sending more.`);
       } catch (error) {
         fail(error);
       }

@@ -201,8 +201,8 @@ function readConfig(configPath: string, shown: string): string {
     return readConfigText(configPath, shown);
   } catch (error) {
     const message = errorMessageOf(error);
-    if (error instanceof ConfigReadError && error.reason === 'missing') throw new ApiStartupError(2, [`Cannot read the config ${shown}: no such file; pass --config FILE or run in the folder of 10xgraph.json.`]);
+    if (error instanceof ConfigReadError && error.reason === 'missing')
+      throw new ApiStartupError(2, [`Cannot read the config ${shown}: no such file; pass --config FILE or run in the folder of 10xgraph.json.`]);
     throw new ApiStartupError(2, [message]);
   }
 }
-

@@ -96,7 +96,12 @@ async function cancelThread(res: ServerResponse, requestId: string, store: Threa
   let committed = false;
   try {
     if (record.status !== 'waiting' || record.checkpoint.pending.length === 0) {
-      return sendData(res, requestId, { thread_id: threadId, status: record.status, cancelled_calls: [], message: null }, `Thread '${threadId}' waits for no remote call; nothing to cancel.`);
+      return sendData(
+        res,
+        requestId,
+        { thread_id: threadId, status: record.status, cancelled_calls: [], message: null },
+        `Thread '${threadId}' waits for no remote call; nothing to cancel.`,
+      );
     }
     const calls = record.checkpoint.pending;
     const message = toolResultMessage(calls.map((call) => ({ type: 'tool_result', call_id: call.id, output: null, status: 'failed', error: CANCELLED_RESULT })));
@@ -127,7 +132,11 @@ function readCount(query: URLSearchParams, name: string, min: number, max: numbe
   if (text === null) return fallback;
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < min || value > max) {
-    throw new ApiError(400, 'invalid_request', `Query parameter '${name}' must be a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'the message count' : max}; got '${text.slice(0, 40)}'.`);
+    throw new ApiError(
+      400,
+      'invalid_request',
+      `Query parameter '${name}' must be a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'the message count' : max}; got '${text.slice(0, 40)}'.`,
+    );
   }
   return value;
 }

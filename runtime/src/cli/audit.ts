@@ -45,7 +45,6 @@ interface AuditArgs {
   timeoutMs: number;
 }
 
-
 function parseArgs(argv: string[]): AuditArgs | 'help' {
   const args: AuditArgs = { file: '10xgraph.json', noGraph: false, format: 'text', fix: false, timeoutMs: 2000 };
   let fileSeen = false;
@@ -135,7 +134,9 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
     const { loadGraphForAudit } = await import('./auditGraph');
     const loaded = await loadGraphForAudit(path, text);
     if ('error' in loaded) {
-      err.write(`10xgraph audit: could not load the agent module: ${escapeControl(loaded.error)}\nPass --no-graph to check the file without the graph, or --graph-url URL to check it against a running server.\n`);
+      err.write(
+        `10xgraph audit: could not load the agent module: ${escapeControl(loaded.error)}\nPass --no-graph to check the file without the graph, or --graph-url URL to check it against a running server.\n`,
+      );
       return 2;
     }
     source = loaded;
@@ -226,7 +227,14 @@ function toSarif(uri: string, problems: readonly Problem[], lines: LineIndex) {
               {
                 physicalLocation: {
                   artifactLocation: { uri, index: 0 },
-                  region: { startLine: start.line + 1, startColumn: start.character + 1, endLine: end.line + 1, endColumn: end.character + 1, charOffset: p.offset, charLength: p.length },
+                  region: {
+                    startLine: start.line + 1,
+                    startColumn: start.character + 1,
+                    endLine: end.line + 1,
+                    endColumn: end.character + 1,
+                    charOffset: p.offset,
+                    charLength: p.length,
+                  },
                 },
               },
             ],
@@ -242,4 +250,3 @@ function sarifUri(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith('..') ? rel.split('\\').join('/') : `file://${path}`;
 }
-

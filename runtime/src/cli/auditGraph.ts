@@ -19,6 +19,7 @@ export async function loadGraphForAudit(configPath: string, text: string): Promi
   const loaded = await loadConfigAgent(configPath, text);
   if (loaded.ok) return { mode: 'loaded', graph: loaded.graph.toRuleGraph(), note: `from the agent module '${loaded.agent}'` };
   if (loaded.error === undefined) return { mode: 'skipped', note: '(no agent module to load): node names not checked' };
-  if (analyzeConfig(text).problems.some((p) => p.severity === 'error')) return { mode: 'skipped', note: `(the agent module did not load: ${loaded.error}): node names not checked` };
+  if (analyzeConfig(text).problems.some((p) => p.severity === 'error'))
+    return { mode: 'skipped', note: `(the agent module did not load: ${loaded.error}): node names not checked` };
   return { error: loaded.error };
 }

@@ -47,7 +47,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-
 if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => {

@@ -196,11 +196,15 @@ export class CompiledGraph {
     let steps = 0;
     let current: string;
     try {
-      current = checkpoint?.interruptedAt !== undefined && checkpoint.pending.length > 0 ? await this.nextAfter(checkpoint.interruptedAt, state, contextFor) : this.definition.entryPoint;
+      current =
+        checkpoint?.interruptedAt !== undefined && checkpoint.pending.length > 0 ? await this.nextAfter(checkpoint.interruptedAt, state, contextFor) : this.definition.entryPoint;
       while (current !== END) {
         if (options.signal?.aborted) throw new GraphRunError('aborted', 'The run was aborted.');
         if (++steps > limit) {
-          throw new GraphRunError('recursion_limit_exceeded', `The run took more than ${limit} steps without ending (recursion_limit ${limit}); raise recursion_limit or check the graph's edges for a loop.`);
+          throw new GraphRunError(
+            'recursion_limit_exceeded',
+            `The run took more than ${limit} steps without ending (recursion_limit ${limit}); raise recursion_limit or check the graph's edges for a loop.`,
+          );
         }
         const node = this.definition.nodes.get(current)!;
         const context = contextFor(current);

@@ -101,7 +101,9 @@ export function toChatCompletionMessages(messages: readonly Message[], systemPro
     const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
     if (message.role === 'assistant') {
       const calls = message.content.flatMap((block) =>
-        block.type === 'tool_call' && answered.has(block.id) ? [{ id: block.id, type: 'function' as const, function: { name: block.name, arguments: JSON.stringify(block.args ?? {}) } }] : [],
+        block.type === 'tool_call' && answered.has(block.id)
+          ? [{ id: block.id, type: 'function' as const, function: { name: block.name, arguments: JSON.stringify(block.args ?? {}) } }]
+          : [],
       );
       for (const call of calls) called.add(call.id);
       if (calls.length > 0) out.push({ role: 'assistant', content: text === '' ? null : text, tool_calls: calls });
@@ -120,8 +122,7 @@ export function toChatCompletionMessages(messages: readonly Message[], systemPro
 
 function parseChatCompletion(payload: unknown, url: string): ModelTurn {
   const message = (payload as { choices?: Array<{ message?: unknown }> } | undefined)?.choices?.[0]?.message as
-    | { content?: unknown; tool_calls?: Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }> }
-    | undefined;
+    { content?: unknown; tool_calls?: Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }> } | undefined;
   if (!message || typeof message !== 'object') throw new ModelError(`The chat-completions API at ${url} answered without choices[0].message; is it OpenAI-compatible?`);
   const toolCalls: ModelToolCall[] = [];
   for (const call of message.tool_calls ?? []) {

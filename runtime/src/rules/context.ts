@@ -124,7 +124,19 @@ function validString(tree: Tree, node: number): string | undefined {
 function isBlank(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const ch = value.charCodeAt(i);
-    if (ch > 32 && ch !== 0xa0 && ch !== 0xfeff && !(ch >= 0x2000 && ch <= 0x200a) && ch !== 0x2028 && ch !== 0x2029 && ch !== 0x202f && ch !== 0x205f && ch !== 0x3000 && ch !== 0x1680) return false;
+    if (
+      ch > 32 &&
+      ch !== 0xa0 &&
+      ch !== 0xfeff &&
+      !(ch >= 0x2000 && ch <= 0x200a) &&
+      ch !== 0x2028 &&
+      ch !== 0x2029 &&
+      ch !== 0x202f &&
+      ch !== 0x205f &&
+      ch !== 0x3000 &&
+      ch !== 0x1680
+    )
+      return false;
     if (ch < 32 && ch !== 9 && ch !== 10 && ch !== 11 && ch !== 12 && ch !== 13) return false;
   }
   return true;
@@ -148,19 +160,28 @@ export function shown(text: string, max = 80): string {
 /** " ToolNodes: 'A', 'B'." for a message (the first ten, "…" after them when `ellipsis`), or that there is none. */
 export function listToolNodes(names: readonly string[], ellipsis: boolean): string {
   if (names.length === 0) return ' The graph has no ToolNode.';
-  return ` ToolNodes: ${names.slice(0, 10).map((n) => `'${shown(n)}'`).join(', ')}${ellipsis && names.length > 10 ? ', …' : ''}.`;
+  return ` ToolNodes: ${names
+    .slice(0, 10)
+    .map((n) => `'${shown(n)}'`)
+    .join(', ')}${ellipsis && names.length > 10 ? ', …' : ''}.`;
 }
 
 /** How a message names the type of a value: "an array", "a number", "null". */
 export function describeType(tree: Tree, node: number): string {
   switch (tree.kind[node]) {
-    case Kind.Object: return 'an object';
-    case Kind.Array: return 'an array';
-    case Kind.String: return 'a string';
-    case Kind.Number: return 'a number';
+    case Kind.Object:
+      return 'an object';
+    case Kind.Array:
+      return 'an array';
+    case Kind.String:
+      return 'a string';
+    case Kind.Number:
+      return 'a number';
     case Kind.True:
-    case Kind.False: return 'a boolean';
-    default: return 'null';
+    case Kind.False:
+      return 'a boolean';
+    default:
+      return 'null';
   }
 }
 

@@ -134,13 +134,20 @@ export class Tree {
   value(node: number): unknown {
     const make = (n: number): unknown => {
       switch (this.kind[n]) {
-        case Kind.Object: return {};
-        case Kind.Array: return [];
-        case Kind.String: return this.string(n);
-        case Kind.Number: return Number(this.text.slice(this.start[n], this.end[n]));
-        case Kind.True: return true;
-        case Kind.False: return false;
-        default: return null;
+        case Kind.Object:
+          return {};
+        case Kind.Array:
+          return [];
+        case Kind.String:
+          return this.string(n);
+        case Kind.Number:
+          return Number(this.text.slice(this.start[n], this.end[n]));
+        case Kind.True:
+          return true;
+        case Kind.False:
+          return false;
+        default:
+          return null;
       }
     };
     const result = make(node);

@@ -30,10 +30,12 @@ export class ApiProcess {
   private constructor(private readonly child: ChildProcess) {
     child.stdout!.setEncoding('utf8').on('data', (text: string) => (this.output += text));
     child.stderr!.setEncoding('utf8').on('data', (text: string) => (this.output += text));
-    this.exited = new Promise((resolve) => child.once('exit', () => {
-      this.running = false;
-      resolve();
-    }));
+    this.exited = new Promise((resolve) =>
+      child.once('exit', () => {
+        this.running = false;
+        resolve();
+      }),
+    );
   }
 
   /** Starts it and resolves once it says where it listens. */
@@ -68,7 +70,12 @@ export class ApiProcess {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.child.kill('SIGTERM');
-    if ((await within(this.exited.then(() => true), 10_000)) === undefined) {
+    if (
+      (await within(
+        this.exited.then(() => true),
+        10_000,
+      )) === undefined
+    ) {
       this.child.kill('SIGKILL');
       await this.exited;
     }

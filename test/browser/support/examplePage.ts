@@ -104,10 +104,14 @@ export class ExamplePage {
     await this.page.fill('#prompt', prompt);
     await this.page.click('#send');
     const turn = turns.nth(index);
-    const state = await poll(`the conversation '${prompt}' to finish in the page`, async () => {
-      const value = await turn.getAttribute('data-state', { timeout: 1_000 }).catch(() => null);
-      return value !== null && value !== 'running' ? value : undefined;
-    }, timeoutMs);
+    const state = await poll(
+      `the conversation '${prompt}' to finish in the page`,
+      async () => {
+        const value = await turn.getAttribute('data-state', { timeout: 1_000 }).catch(() => null);
+        return value !== null && value !== 'running' ? value : undefined;
+      },
+      timeoutMs,
+    );
     // The Send button comes back once the conversation is over.
     await this.page.locator('#send:not([disabled])').waitFor({ timeout: 5_000 });
     const answers = await turn.locator('.answer').allInnerTexts();

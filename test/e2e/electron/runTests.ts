@@ -54,10 +54,14 @@ async function main(): Promise<number> {
     const harness = await buildHarness(join(scratch, 'harness'));
     await quickstart.start();
     const toolNodes = await quickstart.toolNodes();
-    const workspace = makeWorkspace(join(scratch, 'workspace'), { TOOL: toolNodes[0] ?? 'TOOL' }, {
-      '10xgraph.server.url': quickstart.url,
-      '10xgraph.files': ['**/10xgraph.json', '**/custom/*.json'],
-    });
+    const workspace = makeWorkspace(
+      join(scratch, 'workspace'),
+      { TOOL: toolNodes[0] ?? 'TOOL' },
+      {
+        '10xgraph.server.url': quickstart.url,
+        '10xgraph.files': ['**/10xgraph.json', '**/custom/*.json'],
+      },
+    );
     const plan = [
       { check: 'languageMode', args: { file: 'custom/agent.json' } },
       { check: 'diagnostics', args: { file: 'custom/agent.json', codes: ['agent-invalid'] } },

@@ -107,8 +107,10 @@ export class CodeServer {
       const log = openSync(logFile, 'w');
       const args = [
         ...base,
-        '--bind-addr', `127.0.0.1:${port}`,
-        '--auth', 'none',
+        '--bind-addr',
+        `127.0.0.1:${port}`,
+        '--auth',
+        'none',
         '--disable-telemetry',
         '--disable-update-check',
         '--disable-getting-started-override',
@@ -120,11 +122,15 @@ export class CodeServer {
       closeSync(log);
       const server = new CodeServer(child, root, port, options.workspace, options.logDir);
       try {
-        const outcome = await poll('code-server to answer /healthz', async () => {
-          if (server.exited) return 'exited';
-          const response = await fetch(`http://127.0.0.1:${port}/healthz`);
-          return response.ok ? 'ready' : undefined;
-        }, 60_000);
+        const outcome = await poll(
+          'code-server to answer /healthz',
+          async () => {
+            if (server.exited) return 'exited';
+            const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+            return response.ok ? 'ready' : undefined;
+          },
+          60_000,
+        );
         if (outcome === 'ready') return server;
         const output = readFileSync(logFile, 'utf8');
         if (attempt < 3 && /EADDRINUSE/.test(output)) {

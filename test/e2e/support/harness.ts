@@ -51,10 +51,14 @@ export class HarnessClient {
 
   /** Runs the check `name` with `args`; resolves to its result, throws its failure. */
   async run<T = unknown>(name: string, args: Record<string, unknown> = {}): Promise<T> {
-    this.port ??= await poll('the e2e harness to start in the extension host', () => {
-      if (!existsSync(this.controlFile)) return undefined;
-      return (JSON.parse(readFileSync(this.controlFile, 'utf8')) as { port: number }).port;
-    }, 60_000);
+    this.port ??= await poll(
+      'the e2e harness to start in the extension host',
+      () => {
+        if (!existsSync(this.controlFile)) return undefined;
+        return (JSON.parse(readFileSync(this.controlFile, 'utf8')) as { port: number }).port;
+      },
+      60_000,
+    );
     const response = await fetch(`http://127.0.0.1:${this.port}/run/${name}`, { method: 'POST', body: JSON.stringify(args) });
     const outcome = (await response.json()) as { ok: true; result: T } | { ok: false; error: string };
     if (!outcome.ok) throw new Error(`in-host check '${name}' failed: ${outcome.error}`);

@@ -27,7 +27,14 @@ export class QuickstartServer {
   async start(options: { token?: string } = {}): Promise<void> {
     if (this.running !== undefined) return;
     const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-    this.running = await startApiServer({ configPath: CONFIG, host: '127.0.0.1', port: this.port, db: ':memory:', log: quiet, ...(options.token !== undefined ? { token: options.token } : {}) });
+    this.running = await startApiServer({
+      configPath: CONFIG,
+      host: '127.0.0.1',
+      port: this.port,
+      db: ':memory:',
+      log: quiet,
+      ...(options.token !== undefined ? { token: options.token } : {}),
+    });
     this.port = Number(new URL(this.running.url).port);
     this.running.api.server.on('request', (request: { method?: string; url?: string; headers: Record<string, string | string[] | undefined> }) => {
       this.requests.push(`${request.method} ${request.url}${request.headers.authorization !== undefined ? ' (with a token)' : ''}`);

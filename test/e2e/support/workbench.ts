@@ -9,7 +9,6 @@ import type { CodeServer } from './codeServer';
 import { poll } from '../../support/poll';
 import { CHROMIUM_ARGS } from '../../support/chromiumFlags';
 
-
 /** The id of our status bar item's element: `<extension id>.<item id>`. */
 const STATUS_ITEM = '[id="tenxgraph.10xgraph-vscode.10xgraph.status"]';
 
@@ -73,10 +72,17 @@ export class Workbench {
     await input.fill(`:${line}:${column}`);
     await this.page.keyboard.press('Enter');
     await input.waitFor({ state: 'hidden' });
-    await poll(`the cursor at ${line}:${column}`, async () => {
-      const text = await this.page.locator('.statusbar-item', { hasText: /^Ln \d+, Col \d+/ }).first().innerText();
-      return text.startsWith(`Ln ${line}, Col ${column}`) ? true : undefined;
-    }, 10_000);
+    await poll(
+      `the cursor at ${line}:${column}`,
+      async () => {
+        const text = await this.page
+          .locator('.statusbar-item', { hasText: /^Ln \d+, Col \d+/ })
+          .first()
+          .innerText();
+        return text.startsWith(`Ln ${line}, Col ${column}`) ? true : undefined;
+      },
+      10_000,
+    );
   }
 
   /** The active editor's text as VS Code renders it (spaces normalised). */
@@ -101,10 +107,14 @@ export class Workbench {
 
   /** Waits until the Problems panel's rows satisfy `accept`. */
   async waitForProblems(what: string, accept: (rows: string[]) => boolean, timeoutMs = 30_000): Promise<string[]> {
-    return poll(`the Problems panel to show ${what}`, async () => {
-      const rows = await this.problems();
-      return accept(rows) ? rows : undefined;
-    }, timeoutMs);
+    return poll(
+      `the Problems panel to show ${what}`,
+      async () => {
+        const rows = await this.problems();
+        return accept(rows) ? rows : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** Runs a command from the command palette by its title (`match` is what must appear in the chosen row). */
@@ -118,21 +128,29 @@ export class Workbench {
     await row.waitFor({ timeout: 15_000 });
     await row.click();
     // The palette closes, or turns into the input box the command opens.
-    await poll(`the command palette to run '${title}'`, async () => {
-      if (!(await input.isVisible())) return true;
-      return (await input.inputValue()).startsWith('>') ? undefined : true;
-    }, 10_000);
+    await poll(
+      `the command palette to run '${title}'`,
+      async () => {
+        if (!(await input.isVisible())) return true;
+        return (await input.inputValue()).startsWith('>') ? undefined : true;
+      },
+      10_000,
+    );
   }
 
   /** Answers the input box a command opened: checks its prefilled value (when given), types `value` (when given) and presses Enter. */
   async answerInput(options: { expect?: string; value?: string; password?: boolean }): Promise<void> {
     const input = this.page.locator('.quick-input-widget input');
-    await poll('an input box', async () => {
-      if (!(await input.isVisible())) return undefined;
-      if (options.password !== undefined && ((await input.getAttribute('type')) === 'password') !== options.password) return undefined;
-      if (options.expect !== undefined && (await input.inputValue()) !== options.expect) return undefined;
-      return true;
-    }, 10_000);
+    await poll(
+      'an input box',
+      async () => {
+        if (!(await input.isVisible())) return undefined;
+        if (options.password !== undefined && ((await input.getAttribute('type')) === 'password') !== options.password) return undefined;
+        if (options.expect !== undefined && (await input.inputValue()) !== options.expect) return undefined;
+        return true;
+      },
+      10_000,
+    );
     if (options.value !== undefined) await input.fill(options.value);
     await this.page.keyboard.press('Enter');
   }
@@ -144,28 +162,37 @@ export class Workbench {
 
   /** Waits until our status bar item's text matches `pattern`; returns the text. */
   async waitForStatus(pattern: RegExp, timeoutMs = 30_000): Promise<string> {
-    return poll(`the 10xgraph status bar item to read ${pattern}`, async () => {
-      const item = this.statusItem();
-      if ((await item.count()) === 0) return undefined;
-      const text = (await item.innerText()).trim();
-      return pattern.test(text) ? text : undefined;
-    }, timeoutMs);
+    return poll(
+      `the 10xgraph status bar item to read ${pattern}`,
+      async () => {
+        const item = this.statusItem();
+        if ((await item.count()) === 0) return undefined;
+        const text = (await item.innerText()).trim();
+        return pattern.test(text) ? text : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** Hovers the status item and returns its tooltip's text. */
   async statusTooltip(): Promise<string> {
     const hover = this.page.locator('.workbench-hover').filter({ hasText: '10xgraph' }).first();
-    return poll('the status bar tooltip', async () => {
-      // A hover shows on entering the item: leave it first, in case the mouse is already there.
-      await this.page.mouse.move(0, 0);
-      await this.statusItem().hover();
-      try {
-        await hover.waitFor({ state: 'visible', timeout: 3_000 });
-      } catch {
-        return undefined;
-      }
-      return hover.innerText();
-    }, 20_000, 0);
+    return poll(
+      'the status bar tooltip',
+      async () => {
+        // A hover shows on entering the item: leave it first, in case the mouse is already there.
+        await this.page.mouse.move(0, 0);
+        await this.statusItem().hover();
+        try {
+          await hover.waitFor({ state: 'visible', timeout: 3_000 });
+        } catch {
+          return undefined;
+        }
+        return hover.innerText();
+      },
+      20_000,
+      0,
+    );
   }
 
   /** The content frame of the (one) webview panel. */

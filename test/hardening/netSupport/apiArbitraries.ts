@@ -36,16 +36,18 @@ function user(text: string): Record<string, unknown> {
 }
 
 /** A valid run request on a fresh thread (the fault agent answers it with a remote call). */
-export const validRequest = fc.record({
-  text: nastyText,
-  threadId: fc.option(fc.uuid(), { nil: undefined }),
-  // One step is the model, a second the ToolNode: a limit of 1 ends the run in an error.
-  limit: fc.option(fc.integer({ min: 2, max: 10_000 }), { nil: undefined }),
-}).map(({ text, threadId, limit }) => ({
-  messages: [user(text)],
-  ...(threadId ? { config: { thread_id: `fuzz-${threadId}` } } : {}),
-  ...(limit ? { recursion_limit: limit } : {}),
-}));
+export const validRequest = fc
+  .record({
+    text: nastyText,
+    threadId: fc.option(fc.uuid(), { nil: undefined }),
+    // One step is the model, a second the ToolNode: a limit of 1 ends the run in an error.
+    limit: fc.option(fc.integer({ min: 2, max: 10_000 }), { nil: undefined }),
+  })
+  .map(({ text, threadId, limit }) => ({
+    messages: [user(text)],
+    ...(threadId ? { config: { thread_id: `fuzz-${threadId}` } } : {}),
+    ...(limit ? { recursion_limit: limit } : {}),
+  }));
 
 /** Nesting `depth` deep of arrays or objects, as text (the body may be far deeper than any stack). */
 function deepText(depth: number, kind: 'array' | 'object', inner = '1'): string {
@@ -59,50 +61,52 @@ const deepValue = fc.record({ depth: fc.integer({ min: 1000, max: 200_000 }), ki
  * or a result's `output` is left to its own test (a known failure: it makes the server fail).
  */
 const brokenRequest: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
-    null,
-    [],
-    {},
-    'messages',
-    { messages: null },
-    { messages: {} },
-    { messages: 'hi' },
-    { messages: [] },
-    { messages: [null] },
-    { messages: [[]] },
-    { messages: [{}] },
-    { messages: [{ role: 'user' }] },
-    { messages: [{ role: 'robot', content: [] }] },
-    { messages: [{ role: 'user', content: 'hi' }] },
-    { messages: [{ role: 'user', content: [null] }] },
-    { messages: [{ role: 'user', content: [{ type: 'image', url: 'x' }] }] },
-    { messages: [{ role: 'user', content: [{ type: 'text' }] }] },
-    { messages: [{ role: 'user', content: [{ type: 'text', text: 5 }] }] },
-    { messages: [{ role: 'user', content: [{ type: 'tool_call', id: '', name: 'x' }] }] },
-    { messages: [{ role: 'user', content: [{ type: 'tool_call', id: 'a', name: 5 }] }] },
-    { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'c', output: 1, status: 'done' }] }] },
-    { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'c', output: 1, status: 'failed', error: 5 }] }] },
-    { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'nope', output: 1, status: 'completed' }] }] },
-    { messages: [{ message_id: '', role: 'user', content: [] }] },
-    { messages: [{ message_id: 7, role: 'user', content: [] }] },
-    { messages: [user('hi')], config: 'thread' },
-    { messages: [user('hi')], config: [] },
-    { messages: [user('hi')], config: { thread_id: '' } },
-    { messages: [user('hi')], config: { thread_id: '   ' } },
-    { messages: [user('hi')], config: { thread_id: 42 } },
-    { messages: [user('hi')], config: { thread_id: 'x'.repeat(257) } },
-    { messages: [user('hi')], recursion_limit: 0 },
-    { messages: [user('hi')], recursion_limit: -1 },
-    { messages: [user('hi')], recursion_limit: 1.5 },
-    { messages: [user('hi')], recursion_limit: 10_001 },
-    { messages: [user('hi')], recursion_limit: '5' },
-    { messages: [user('hi')], recursion_limit: 1e308 },
-    { messages: [user('hi')], recursion_limit: 1 },
+  null,
+  [],
+  {},
+  'messages',
+  { messages: null },
+  { messages: {} },
+  { messages: 'hi' },
+  { messages: [] },
+  { messages: [null] },
+  { messages: [[]] },
+  { messages: [{}] },
+  { messages: [{ role: 'user' }] },
+  { messages: [{ role: 'robot', content: [] }] },
+  { messages: [{ role: 'user', content: 'hi' }] },
+  { messages: [{ role: 'user', content: [null] }] },
+  { messages: [{ role: 'user', content: [{ type: 'image', url: 'x' }] }] },
+  { messages: [{ role: 'user', content: [{ type: 'text' }] }] },
+  { messages: [{ role: 'user', content: [{ type: 'text', text: 5 }] }] },
+  { messages: [{ role: 'user', content: [{ type: 'tool_call', id: '', name: 'x' }] }] },
+  { messages: [{ role: 'user', content: [{ type: 'tool_call', id: 'a', name: 5 }] }] },
+  { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'c', output: 1, status: 'done' }] }] },
+  { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'c', output: 1, status: 'failed', error: 5 }] }] },
+  { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'nope', output: 1, status: 'completed' }] }] },
+  { messages: [{ message_id: '', role: 'user', content: [] }] },
+  { messages: [{ message_id: 7, role: 'user', content: [] }] },
+  { messages: [user('hi')], config: 'thread' },
+  { messages: [user('hi')], config: [] },
+  { messages: [user('hi')], config: { thread_id: '' } },
+  { messages: [user('hi')], config: { thread_id: '   ' } },
+  { messages: [user('hi')], config: { thread_id: 42 } },
+  { messages: [user('hi')], config: { thread_id: 'x'.repeat(257) } },
+  { messages: [user('hi')], recursion_limit: 0 },
+  { messages: [user('hi')], recursion_limit: -1 },
+  { messages: [user('hi')], recursion_limit: 1.5 },
+  { messages: [user('hi')], recursion_limit: 10_001 },
+  { messages: [user('hi')], recursion_limit: '5' },
+  { messages: [user('hi')], recursion_limit: 1e308 },
+  { messages: [user('hi')], recursion_limit: 1 },
 );
 
 /** Any JSON, or a valid request with one field replaced by any JSON value: valid or not, by chance. */
 const randomJson: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }),
-  fc.tuple(validRequest, fc.constantFrom('messages', 'config', 'recursion_limit'), fc.jsonValue({ maxDepth: 3 })).map(([request, field, value]) => ({ ...request, [field]: value })),
+  fc
+    .tuple(validRequest, fc.constantFrom('messages', 'config', 'recursion_limit'), fc.jsonValue({ maxDepth: 3 }))
+    .map(([request, field, value]) => ({ ...request, [field]: value })),
 );
 
 const wrongShape: fc.Arbitrary<unknown> = fc.oneof(brokenRequest, randomJson);
@@ -122,7 +126,10 @@ const bodyArb: fc.Arbitrary<FuzzBody> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc
-      .oneof(nastyText, fc.constantFrom('', '{', '{"messages": [', '{"messages": [],}', "{'messages': []}", 'NaN', '[1,]', '{"a":1}{"b":2}', '\ufeff{"messages":[]}', '// comment\n{}'))
+      .oneof(
+        nastyText,
+        fc.constantFrom('', '{', '{"messages": [', '{"messages": [],}', "{'messages': []}", 'NaN', '[1,]', '{"a":1}{"b":2}', '\ufeff{"messages":[]}', '// comment\n{}'),
+      )
       .map((t): FuzzBody => ({ kind: 'text', expect: 'refuse', bytes: Buffer.from(t, 'utf8') })),
   },
   { weight: 2, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b): FuzzBody => ({ kind: 'bytes', expect: 'refuse', bytes: Buffer.from(b) })) },
@@ -135,22 +142,24 @@ const bodyArb: fc.Arbitrary<FuzzBody> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.record({ deep: deepValue, at: fc.constantFrom('body', 'messages', 'message', 'content', 'config', 'recursion_limit', 'thread_id', 'message_id') }).map(({ deep, at }): FuzzBody => {
-      const nested = deepText(deep.depth, deep.kind);
-      const u = '{"role":"user","content":[{"type":"text","text":"deep"}]}';
-      const text: Record<string, string> = {
-        body: nested,
-        messages: `{"messages":${nested}}`,
-        message: `{"messages":[${nested}]}`,
-        content: `{"messages":[{"role":"user","content":${nested}}]}`,
-        config: `{"messages":[${u}],"config":${nested}}`,
-        recursion_limit: `{"messages":[${u}],"recursion_limit":${nested}}`,
-        thread_id: `{"messages":[${u}],"config":{"thread_id":${nested}}}`,
-        message_id: `{"messages":[{"message_id":${nested},"role":"user","content":[]}]}`,
-      };
-      // Only `thread_id` is read from `config`: any other nesting there is a valid request.
-      return { kind: 'deep', expect: at === 'config' && deep.kind === 'object' ? 'either' : 'refuse', bytes: Buffer.from(text[at]!) };
-    }),
+    arbitrary: fc
+      .record({ deep: deepValue, at: fc.constantFrom('body', 'messages', 'message', 'content', 'config', 'recursion_limit', 'thread_id', 'message_id') })
+      .map(({ deep, at }): FuzzBody => {
+        const nested = deepText(deep.depth, deep.kind);
+        const u = '{"role":"user","content":[{"type":"text","text":"deep"}]}';
+        const text: Record<string, string> = {
+          body: nested,
+          messages: `{"messages":${nested}}`,
+          message: `{"messages":[${nested}]}`,
+          content: `{"messages":[{"role":"user","content":${nested}}]}`,
+          config: `{"messages":[${u}],"config":${nested}}`,
+          recursion_limit: `{"messages":[${u}],"recursion_limit":${nested}}`,
+          thread_id: `{"messages":[${u}],"config":{"thread_id":${nested}}}`,
+          message_id: `{"messages":[{"message_id":${nested},"role":"user","content":[]}]}`,
+        };
+        // Only `thread_id` is read from `config`: any other nesting there is a valid request.
+        return { kind: 'deep', expect: at === 'config' && deep.kind === 'object' ? 'either' : 'refuse', bytes: Buffer.from(text[at]!) };
+      }),
   },
 );
 
@@ -197,13 +206,18 @@ export function authorizes(value: string | undefined): boolean {
   return given === FUZZ_TOKEN;
 }
 
-const tokenChar = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&\'*+-.^_`|~'.split(''));
-const headerName = fc.array(tokenChar, { minLength: 1, maxLength: 20 }).map((c) => c.join('')).filter((n) => !/^(content-length|transfer-encoding|host|authorization|content-type|connection|expect|upgrade)$/i.test(n));
+const tokenChar = fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~".split(''));
+const headerName = fc
+  .array(tokenChar, { minLength: 1, maxLength: 20 })
+  .map((c) => c.join(''))
+  .filter((n) => !/^(content-length|transfer-encoding|host|authorization|content-type|connection|expect|upgrade)$/i.test(n));
 const headerValue = fc.array(fc.integer({ min: 0x20, max: 0x7e }), { maxLength: 60 }).map((codes) => String.fromCharCode(...codes).trim());
 
 /** Percent-encodes the UTF-8 bytes of a text (a lone surrogate becomes U+FFFD's bytes), keeping `/`. */
 function percentEncode(text: string): string {
-  return [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9\-._~\/]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(text, 'utf8')]
+    .map((byte) => (/[A-Za-z0-9\-._~\/]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`))
+    .join('');
 }
 
 /** Whether the server can read a request target as a URL (see the known failure: it cannot always). */
@@ -216,18 +230,37 @@ function parsesAsUrl(target: string): boolean {
   }
 }
 
-const pathArb = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom(...Object.keys(ROUTES)) },
-  {
-    weight: 3,
-    arbitrary: fc
-      .tuple(fc.constantFrom(...Object.keys(ROUTES)), fc.constantFrom('/', '//', '?', '?a=1&b', '#frag', '?token=x', '%2F', '/..', '/.', '.json', ';x', '?' + 'q'.repeat(3000)))
-      .map(([route, tail]) => route + tail),
-  },
-  { weight: 1, arbitrary: fc.constantFrom('/PING', '/v1', '/v1/', '/v1/graph/INVOKE', '//v1/graph', '/v1//graph', '/v1/graph/../graph', '/%70ing', '/ping%00', '/v2/graph', '*', 'http://127.0.0.1/ping', 'http://example.com/v1/graph') },
-  { weight: 2, arbitrary: fc.array(fc.webSegment(), { minLength: 1, maxLength: 4 }).map((segments) => '/' + segments.join('/')) },
-  { weight: 1, arbitrary: nastyText.map((t) => '/' + percentEncode(t)) },
-).filter(parsesAsUrl);
+const pathArb = fc
+  .oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...Object.keys(ROUTES)) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...Object.keys(ROUTES)), fc.constantFrom('/', '//', '?', '?a=1&b', '#frag', '?token=x', '%2F', '/..', '/.', '.json', ';x', '?' + 'q'.repeat(3000)))
+        .map(([route, tail]) => route + tail),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '/PING',
+        '/v1',
+        '/v1/',
+        '/v1/graph/INVOKE',
+        '//v1/graph',
+        '/v1//graph',
+        '/v1/graph/../graph',
+        '/%70ing',
+        '/ping%00',
+        '/v2/graph',
+        '*',
+        'http://127.0.0.1/ping',
+        'http://example.com/v1/graph',
+      ),
+    },
+    { weight: 2, arbitrary: fc.array(fc.webSegment(), { minLength: 1, maxLength: 4 }).map((segments) => '/' + segments.join('/')) },
+    { weight: 1, arbitrary: nastyText.map((t) => '/' + percentEncode(t)) },
+  )
+  .filter(parsesAsUrl);
 
 /** One fuzzed HTTP request. */
 export interface FuzzRequest {
@@ -255,7 +288,10 @@ const anyRequestArb: fc.Arbitrary<FuzzRequest> = fc.record({
 const runRequestArb: fc.Arbitrary<FuzzRequest> = fc.record({
   method: fc.constant('POST'),
   path: fc.constantFrom('/v1/graph/invoke', '/v1/graph/stream', '/v1/graph/invoke?thread=1', '/v1/graph/stream#x'),
-  contentType: fc.oneof({ weight: 6, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/vnd.10xgraph+json') }, { weight: 1, arbitrary: contentTypeArb }),
+  contentType: fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/vnd.10xgraph+json') },
+    { weight: 1, arbitrary: contentTypeArb },
+  ),
   authorization: fc.oneof({ weight: 8, arbitrary: fc.constant(`Bearer ${FUZZ_TOKEN}`) }, { weight: 1, arbitrary: authArb }),
   extraHeaders: fc.dictionary(headerName, headerValue, { maxKeys: 2 }),
   body: bodyArb,
@@ -282,18 +318,22 @@ const frameArb: fc.Arbitrary<FuzzFrame> = fc.oneof(
   { weight: 3, arbitrary: fc.tuple(validRequest, fc.boolean()).map(([body, withId]): FuzzFrame => ({ kind: 'valid', id: withId ? freshId() : null, body })) },
   {
     weight: 4,
-    arbitrary: fc
-      .tuple(wrongShape, fc.constantFrom<'string' | 'number' | 'none' | 'object'>('string', 'number', 'none', 'object'))
-      .map(([value, idKind]): FuzzFrame => {
-        const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-        const id = idKind === 'string' ? freshId() : idKind === 'number' ? ++frameId : idKind === 'object' ? { nested: true } : undefined;
-        const { id: _ownId, ...rest } = isObject ? (value as Record<string, unknown>) : {};
-        const framed = isObject ? (id !== undefined ? { ...rest, id } : rest) : value;
-        const shownId = isObject && (typeof id === 'string' || typeof id === 'number') ? id : null;
-        return { kind: 'invalid', id: shownId, text: JSON.stringify(framed) ?? 'null' };
-      }),
+    arbitrary: fc.tuple(wrongShape, fc.constantFrom<'string' | 'number' | 'none' | 'object'>('string', 'number', 'none', 'object')).map(([value, idKind]): FuzzFrame => {
+      const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+      const id = idKind === 'string' ? freshId() : idKind === 'number' ? ++frameId : idKind === 'object' ? { nested: true } : undefined;
+      const { id: _ownId, ...rest } = isObject ? (value as Record<string, unknown>) : {};
+      const framed = isObject ? (id !== undefined ? { ...rest, id } : rest) : value;
+      const shownId = isObject && (typeof id === 'string' || typeof id === 'number') ? id : null;
+      return { kind: 'invalid', id: shownId, text: JSON.stringify(framed) ?? 'null' };
+    }),
   },
-  { weight: 2, arbitrary: fc.oneof(nastyText, fc.constantFrom('', '{', '{"id":"x",', 'undefined', '[', '{"messages":[}')).filter(isNotJson).map((text): FuzzFrame => ({ kind: 'invalid', id: null, text })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .oneof(nastyText, fc.constantFrom('', '{', '{"id":"x",', 'undefined', '[', '{"messages":[}'))
+      .filter(isNotJson)
+      .map((text): FuzzFrame => ({ kind: 'invalid', id: null, text })),
+  },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((b): FuzzFrame => ({ kind: 'binary', bytes: Buffer.from(b) })) },
   { weight: 1, arbitrary: fc.constant(null).map((): FuzzFrame => ({ kind: 'unknown-call', id: freshId() })) },
   { weight: 1, arbitrary: fc.constant<FuzzFrame>({ kind: 'ping' }) },

@@ -79,10 +79,12 @@ export class ApiProcess {
       this.allStderr += text;
       this.wake();
     });
-    this.exited = new Promise((resolveExit) => child.once('exit', () => {
-      this.wake();
-      resolveExit();
-    }));
+    this.exited = new Promise((resolveExit) =>
+      child.once('exit', () => {
+        this.wake();
+        resolveExit();
+      }),
+    );
     const line = await this.waitForOutput(/Listening on http:\/\/127\.0\.0\.1:(\d+)/, 20_000);
     this.port = Number(line[1]);
     return this;

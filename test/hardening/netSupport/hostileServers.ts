@@ -23,7 +23,17 @@ export interface SeenRequest {
   authorization?: string;
 }
 
-const REASONS: Record<number, string> = { 200: 'OK', 301: 'Moved Permanently', 302: 'Found', 303: 'See Other', 307: 'Temporary Redirect', 308: 'Permanent Redirect', 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal Server Error' };
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  500: 'Internal Server Error',
+};
 
 /** A misbehaving graph server. */
 export class HostileServer {
@@ -68,10 +78,13 @@ export class HostileServer {
   /** Closes every connection (waiting for each to report its bytes) and the listener. */
   async stop(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
-    const closed = [...this.sockets].map((socket) => new Promise<void>((resolve) => {
-      socket.once('close', () => resolve());
-      socket.destroy();
-    }));
+    const closed = [...this.sockets].map(
+      (socket) =>
+        new Promise<void>((resolve) => {
+          socket.once('close', () => resolve());
+          socket.destroy();
+        }),
+    );
     await Promise.all(closed);
     if (this.server.listening) await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -101,8 +114,7 @@ export class HostileServer {
   }
 
   private answer(socket: Socket, behaviour: Behaviour): void {
-    const head = (status: number, extra: string[] = []) =>
-      [`HTTP/1.1 ${status} ${REASONS[status] ?? 'Status'}`, 'Connection: close', ...extra, '', ''].join('\r\n');
+    const head = (status: number, extra: string[] = []) => [`HTTP/1.1 ${status} ${REASONS[status] ?? 'Status'}`, 'Connection: close', ...extra, '', ''].join('\r\n');
     switch (behaviour.kind) {
       case 'silent':
         return;
@@ -167,7 +179,13 @@ export function envelope(data: unknown): string {
 /** A graph of `count` nodes (every `toolEvery`-th one a ToolNode) as `/v1/graph` and `/v1/graph/tools` answer it. */
 export function bigGraph(count: number, toolEvery: number): { graph: string; tools: string } {
   const nodes = Array.from({ length: count }, (_, i) => ({ id: `node_${i}`, name: `node_${i}`, type: i % toolEvery === 0 ? 'tool_node' : 'function_node' }));
-  const toolNodes = nodes.filter((n) => n.type === 'tool_node').map((n) => ({ node_name: n.name, tool_count: 1, tools: [{ name: `tool_of_${n.name}`, description: 'A tool.', parameters: { type: 'object', properties: {} }, source: 'local' }] }));
+  const toolNodes = nodes
+    .filter((n) => n.type === 'tool_node')
+    .map((n) => ({
+      node_name: n.name,
+      tool_count: 1,
+      tools: [{ name: `tool_of_${n.name}`, description: 'A tool.', parameters: { type: 'object', properties: {} }, source: 'local' }],
+    }));
   return {
     graph: envelope({ info: { node_count: count, edge_count: 0, version: '0.1.0' }, nodes, edges: [] }),
     tools: envelope({ node_count: toolNodes.length, tool_count: toolNodes.length, nodes: toolNodes }),

@@ -58,7 +58,10 @@ export class ThreadDb {
 
   /** Runs a read-only query (for cheap progress polls). */
   scalar(sql: string, ...params: unknown[]): unknown {
-    return this.db.prepare(sql).pluck().get(...params);
+    return this.db
+      .prepare(sql)
+      .pluck()
+      .get(...params);
   }
 
   /** Closes the read-only connection. */

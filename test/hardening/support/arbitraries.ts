@@ -16,10 +16,62 @@ import { CORPUS_GRAPH, loadCorpus } from '../../support/corpus';
 
 /** Characters that trouble parsers and position maths: structure, white space, surrogates, BOM, NUL. */
 export const HOSTILE_UNITS: readonly string[] = [
-  '{', '}', '[', ']', ',', ':', '"', '\\', '/', '*', ' ', '\t', '\n', '\r', '\r\n', '\0', '\x01', '\x1f', '\x7f',
-  '\uFEFF', '\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uD83D', '\uDE00', '😀', '\u{10FFFF}', '\u{1FFFE}', '\uFFFE', '\uFFFF',
-  '\u2028', '\u2029', '\u00A0', '\u000B', '\u000C', '\u0085', '\u200B', 'é', 'e\u0301', '日', '-', '+', '.', '0', '1', '9',
-  'e', 'E', 't', 'f', 'n', 'u', 'x', '_', '$',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  ':',
+  '"',
+  '\\',
+  '/',
+  '*',
+  ' ',
+  '\t',
+  '\n',
+  '\r',
+  '\r\n',
+  '\0',
+  '\x01',
+  '\x1f',
+  '\x7f',
+  '\uFEFF',
+  '\uD800',
+  '\uDBFF',
+  '\uDC00',
+  '\uDFFF',
+  '\uD83D',
+  '\uDE00',
+  '😀',
+  '\u{10FFFF}',
+  '\u{1FFFE}',
+  '\uFFFE',
+  '\uFFFF',
+  '\u2028',
+  '\u2029',
+  '\u00A0',
+  '\u000B',
+  '\u000C',
+  '\u0085',
+  '\u200B',
+  'é',
+  'e\u0301',
+  '日',
+  '-',
+  '+',
+  '.',
+  '0',
+  '1',
+  '9',
+  'e',
+  'E',
+  't',
+  'f',
+  'n',
+  'u',
+  'x',
+  '_',
+  '$',
 ];
 
 /** One UTF-16 unit or code point: a hostile one, any BMP unit (lone surrogates included), or any astral code point. */
@@ -34,9 +86,40 @@ export const hostileString: fc.Arbitrary<string> = fc.array(anyUnit, { maxLength
 
 /** Words a config is written with, so random values often look like the real thing. */
 const MEANINGFUL = [
-  '', ' ', '\t', '  \n ', 'TOOL', 'agent', 'format_answer', 'NOPE', 'tool', 'graph:app', 'graph', ':app', 'graph:', 'a:b:c', 'get_time',
-  'get_user_location', 'object', 'string', 'number', 'integer', 'boolean', 'array', 'null', 'int', 'x', 'clipboard',
-  'Read text from the clipboard.', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'bad name', 'x'.repeat(65), 'ünï😀',
+  '',
+  ' ',
+  '\t',
+  '  \n ',
+  'TOOL',
+  'agent',
+  'format_answer',
+  'NOPE',
+  'tool',
+  'graph:app',
+  'graph',
+  ':app',
+  'graph:',
+  'a:b:c',
+  'get_time',
+  'get_user_location',
+  'object',
+  'string',
+  'number',
+  'integer',
+  'boolean',
+  'array',
+  'null',
+  'int',
+  'x',
+  'clipboard',
+  'Read text from the clipboard.',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'bad name',
+  'x'.repeat(65),
+  'ünï😀',
 ];
 
 /** A JSON string value: meaningful, random or hostile. */
@@ -48,8 +131,30 @@ export const jsonString: fc.Arbitrary<string> = fc.oneof(
 
 /** Keys of a config, their typos, and troublesome keys. */
 const KEYS = [
-  'agent', 'remote_tools', 'node', 'name', 'description', 'parameters', 'type', 'properties', 'required', 'desc', 'params',
-  'node_name', 'tool_name', 'summary', 'args', 'nmae', 'descripton', 'enum', 'items', 'minimum', '$ref', '__proto__', 'constructor', '',
+  'agent',
+  'remote_tools',
+  'node',
+  'name',
+  'description',
+  'parameters',
+  'type',
+  'properties',
+  'required',
+  'desc',
+  'params',
+  'node_name',
+  'tool_name',
+  'summary',
+  'args',
+  'nmae',
+  'descripton',
+  'enum',
+  'items',
+  'minimum',
+  '$ref',
+  '__proto__',
+  'constructor',
+  '',
 ];
 
 /** An object key: a config key, a typo of one, or any string. */
@@ -94,7 +199,28 @@ export const jsonValueArb: fc.Arbitrary<Model> = fc.letrec<{ value: Model; array
   object: fc.array(fc.tuple(keyArb, tie('value')), { maxLength: 4 }).map((entries) => new Entries(entries)),
 })).value;
 
-const WORDS = ['Get', 'the', 'user', 'current', 'location', 'time', 'Read', 'text', 'from', 'clipboard', 'Look', 'up', 'a', 'record', 'Ünïcödé', '😀', '日本語', 'in', 'local', 'database'];
+const WORDS = [
+  'Get',
+  'the',
+  'user',
+  'current',
+  'location',
+  'time',
+  'Read',
+  'text',
+  'from',
+  'clipboard',
+  'Look',
+  'up',
+  'a',
+  'record',
+  'Ünïcödé',
+  '😀',
+  '日本語',
+  'in',
+  'local',
+  'database',
+];
 
 /** A description of three words or more (no `vague-description`). */
 export const descriptionArb: fc.Arbitrary<string> = fc.array(fc.constantFrom(...WORDS), { minLength: 3, maxLength: 7 }).map((w) => `${w.join(' ')}.`);
@@ -124,7 +250,10 @@ export const parametersArb: fc.Arbitrary<Entries> = fc
 /** A config with no error against the corpus graph: agent `graph:app`, tools on `TOOL`, unique names. */
 export const validConfigArb: fc.Arbitrary<Entries> = fc
   .record({
-    names: fc.uniqueArray(toolNameArb.filter((n) => n !== 'get_time'), { maxLength: 5 }),
+    names: fc.uniqueArray(
+      toolNameArb.filter((n) => n !== 'get_time'),
+      { maxLength: 5 },
+    ),
     descriptions: fc.array(descriptionArb, { minLength: 5, maxLength: 5 }),
     parameters: fc.array(fc.option(parametersArb, { nil: undefined }), { minLength: 5, maxLength: 5 }),
     withTools: fc.boolean(),
@@ -132,7 +261,11 @@ export const validConfigArb: fc.Arbitrary<Entries> = fc
   })
   .map(({ names, descriptions, parameters, withTools, extras }) => {
     const tools = names.map((name, i) => {
-      const entries: Array<[string, Model]> = [['node', 'TOOL'], ['name', name], ['description', descriptions[i]]];
+      const entries: Array<[string, Model]> = [
+        ['node', 'TOOL'],
+        ['name', name],
+        ['description', descriptions[i]],
+      ];
       if (parameters[i]) entries.push(['parameters', parameters[i]!]);
       return new Entries(entries);
     });
@@ -178,7 +311,14 @@ export const PLAUSIBLE: Record<string, Model[]> = {
   description: ['clipboard', 'Two words', 'A proper description of the tool.', '', '\n', ['a', 'b']],
   parameters: [obj(), obj(['type', 'object']), [], null, 'object', obj(['type', 'array']), obj(['properties', obj()])],
   type: ['object', 'string', 'int', 'array', null, ['object']],
-  properties: [obj(), [], obj(['x', obj(['type', 'int'])]), obj(['x', obj(['type', 'string'], ['minLength', 'a'])]), obj(['x', 1]), obj(['x', obj(['anyOf', [obj(['type', 'str'])]])])],
+  properties: [
+    obj(),
+    [],
+    obj(['x', obj(['type', 'int'])]),
+    obj(['x', obj(['type', 'string'], ['minLength', 'a'])]),
+    obj(['x', 1]),
+    obj(['x', obj(['anyOf', [obj(['type', 'str'])]])]),
+  ],
   required: [[], ['x'], [1], 'x', [null], ['missing'], ['x', 'x']],
 };
 
@@ -366,9 +506,39 @@ export const CORPUS_TEXTS: readonly string[] = loadCorpus().map((c) => c.text);
 
 /** JSON fragments a person types, pastes or half-deletes. */
 const FRAGMENTS = [
-  '"node": "TOOL"', '"name": "x"', '"description": "Read the user clipboard."', '"parameters": {"type": "object"}', '"agent": "graph:app"',
-  '"remote_tools": []', '{"node": "TOOL", "name": "t", "description": "Do a thing."}', ', ', ',', ':', '{', '}', '[', ']', '"', 'null', 'true',
-  '1e5', '-', '\\u00', '\\', '// comment\n', '/* comment */', '/*', '\r\n', '\n', '\r', '\t', '    ', '\uFEFF', '\0', '\uD800', '\uDC00',
+  '"node": "TOOL"',
+  '"name": "x"',
+  '"description": "Read the user clipboard."',
+  '"parameters": {"type": "object"}',
+  '"agent": "graph:app"',
+  '"remote_tools": []',
+  '{"node": "TOOL", "name": "t", "description": "Do a thing."}',
+  ', ',
+  ',',
+  ':',
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  'null',
+  'true',
+  '1e5',
+  '-',
+  '\\u00',
+  '\\',
+  '// comment\n',
+  '/* comment */',
+  '/*',
+  '\r\n',
+  '\n',
+  '\r',
+  '\t',
+  '    ',
+  '\uFEFF',
+  '\0',
+  '\uD800',
+  '\uDC00',
 ];
 
 /** Text to insert: one unit, a fragment, or a hostile string. */
@@ -457,7 +627,11 @@ export interface Edit {
 }
 
 /** A random edit. */
-export const editArb: fc.Arbitrary<Edit> = fc.record({ at: fc.nat(), length: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 10 })), text: fc.oneof(fc.constant(''), insertTextArb) });
+export const editArb: fc.Arbitrary<Edit> = fc.record({
+  at: fc.nat(),
+  length: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 10 })),
+  text: fc.oneof(fc.constant(''), insertTextArb),
+});
 
 /** Applies an edit; returns the new text and the edit with its real offset. */
 export function applyEdit(text: string, edit: Edit): { text: string; offset: number; length: number } {
@@ -489,7 +663,14 @@ export const LIVE_GRAPH: Graph = {
 };
 
 /** An older server's graph: no node types, tools unknown. */
-export const UNTYPED_GRAPH: Graph = { origin: 'live', toolsKnown: false, nodes: [{ name: 'agent', kind: 'unknown' }, { name: 'TOOL', kind: 'unknown' }] };
+export const UNTYPED_GRAPH: Graph = {
+  origin: 'live',
+  toolsKnown: false,
+  nodes: [
+    { name: 'agent', kind: 'unknown' },
+    { name: 'TOOL', kind: 'unknown' },
+  ],
+};
 
 /** The options an audit may run with. */
 export const auditOptionsArb: fc.Arbitrary<AuditOptions> = fc.constantFrom<AuditOptions>(

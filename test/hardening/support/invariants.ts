@@ -3,16 +3,7 @@
  * says what broke, so a fast-check counterexample comes with its reason.
  */
 import assert from 'node:assert/strict';
-import {
-  analyzeConfig,
-  applyEdits,
-  applySafeFixes,
-  auditConfig,
-  RULES,
-  type AuditOptions,
-  type Problem,
-  type TextEdit,
-} from '../../../runtime/src/rules/index';
+import { analyzeConfig, applyEdits, applySafeFixes, auditConfig, RULES, type AuditOptions, type Problem, type TextEdit } from '../../../runtime/src/rules/index';
 
 /** The nesting the rule set refuses beyond (docs/spec.md §1: a strict parser, here with a bounded walk). */
 export const MAX_DEPTH = 1000;
@@ -108,7 +99,12 @@ export function assertRuleInvariants(text: string, options: AuditOptions = {}, c
   const invalid = problems.filter((p) => p.code === 'invalid-json');
   const tooDeep = parsed.ok && depthOf(parsed.value) > MAX_DEPTH;
   if (!parsed.ok || tooDeep) {
-    assert.ok(invalid.length > 0, parsed.ok ? `the text nests ${depthOf(parsed.value)} deep but has no invalid-json problem` : `JSON.parse refuses the text (${parsed.error}) but there is no invalid-json problem`);
+    assert.ok(
+      invalid.length > 0,
+      parsed.ok
+        ? `the text nests ${depthOf(parsed.value)} deep but has no invalid-json problem`
+        : `JSON.parse refuses the text (${parsed.error}) but there is no invalid-json problem`,
+    );
     assert.equal(invalid.length, problems.length, 'a text with invalid-json problems has other problems too');
     if (tooDeep) assert.match(invalid[0].message, /deeper than 1000/);
   } else {
@@ -124,7 +120,12 @@ export function assertRuleInvariants(text: string, options: AuditOptions = {}, c
     assert.equal(analysis.config.agent, raw.agent);
     assert.deepStrictEqual(
       analysis.config.remoteTools,
-      (raw.remote_tools ?? []).map((t) => ({ node: t.node, name: t.name, description: t.description, parameters: t.parameters ?? { type: 'object', properties: {}, required: [] } })),
+      (raw.remote_tools ?? []).map((t) => ({
+        node: t.node,
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters ?? { type: 'object', properties: {}, required: [] },
+      })),
     );
   } else {
     assert.equal(analysis.config, undefined, 'a text with errors has a config');

@@ -44,7 +44,11 @@ export interface MeasuredRun {
 export function runMeasured(args: string[], options: { cwd: string; timeoutMs: number; ready?: (stdout: string) => boolean }): Promise<MeasuredRun> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--require', PEAK_ON_EXIT, CLI_JS, ...args], { cwd: options.cwd, env: { ...process.env, TENXGRAPH_TOKEN: '' }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--require', PEAK_ON_EXIT, CLI_JS, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, TENXGRAPH_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let reported = '';

@@ -188,7 +188,17 @@ export class PostgresThreadStore implements ThreadStore {
     if (this.unseen.has(threadId)) {
       if (this.unseen.get(threadId) !== owner) throw new LockLostError(threadId);
       try {
-        const { rows } = await this.query<{ updated: number }>('commitNew', [threadId, outcome.status, row.interruptedAt, row.pending, row.values, row.count, row.error, seqs, bodies]);
+        const { rows } = await this.query<{ updated: number }>('commitNew', [
+          threadId,
+          outcome.status,
+          row.interruptedAt,
+          row.pending,
+          row.values,
+          row.count,
+          row.error,
+          seqs,
+          bodies,
+        ]);
         if (rows[0]?.updated !== 1) throw new LockLostError(threadId);
       } finally {
         this.unseen.delete(threadId);

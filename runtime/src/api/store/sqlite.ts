@@ -110,7 +110,9 @@ export class SqliteThreadStore implements ThreadStore {
     } catch (error) {
       this.holder?.close();
       if (error instanceof StoreOpenError) throw error;
-      throw new StoreOpenError(`Cannot open the thread database ${path}: ${describeSqliteError(error)}; pass another --db (a SQLite file, :memory: or a postgres:// URL).`, { cause: error });
+      throw new StoreOpenError(`Cannot open the thread database ${path}: ${describeSqliteError(error)}; pass another --db (a SQLite file, :memory: or a postgres:// URL).`, {
+        cause: error,
+      });
     }
     this.statements = {
       thread: this.db.prepare('SELECT * FROM threads WHERE thread_id = ?'),
@@ -259,13 +261,19 @@ export class SqliteThreadStore implements ThreadStore {
         const code = (error as { code?: string }).code ?? '';
         if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
           if (Date.now() + wait > deadline) {
-            throw new StoreUnavailableError(`The thread database ${this.location} is held by another program (a backup or an open transaction) for longer than ${this.busyMs} ms; try again once it lets go.`, { cause: error });
+            throw new StoreUnavailableError(
+              `The thread database ${this.location} is held by another program (a backup or an open transaction) for longer than ${this.busyMs} ms; try again once it lets go.`,
+              { cause: error },
+            );
           }
           await sleep(wait);
           continue;
         }
         if (code.startsWith('SQLITE_FULL') || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) {
-          throw new StoreUnavailableError(`The thread database ${this.location} cannot be written (${describeSqliteError(error)}); free disk space or fix the file's permissions, then try again.`, { cause: error });
+          throw new StoreUnavailableError(
+            `The thread database ${this.location} cannot be written (${describeSqliteError(error)}); free disk space or fix the file's permissions, then try again.`,
+            { cause: error },
+          );
         }
         throw error;
       }

@@ -31,8 +31,10 @@ export function splitAgentSpec(spec: string): { module: string; exportName: stri
 /** What is wrong with an `agent` string `spec` that `checkAgentSpec` refuses, and what to do. */
 export function agentSpecMessage(spec: string, why: 'form' | 'absolute' | 'parent'): string {
   const quoted = JSON.stringify(shown(spec));
-  if (why === 'absolute') return `"agent" must name its module by a path relative to the folder of 10xgraph.json, not an absolute path (${quoted}): a config may run only code shipped beside it; move the module there and write e.g. "graph:app".`;
-  if (why === 'parent') return `"agent" must name a module inside the folder of 10xgraph.json, without ".." (${quoted}): a config may run only code shipped beside it; move the module (or the config) so the module is in the config's folder or below it.`;
+  if (why === 'absolute')
+    return `"agent" must name its module by a path relative to the folder of 10xgraph.json, not an absolute path (${quoted}): a config may run only code shipped beside it; move the module there and write e.g. "graph:app".`;
+  if (why === 'parent')
+    return `"agent" must name a module inside the folder of 10xgraph.json, without ".." (${quoted}): a config may run only code shipped beside it; move the module (or the config) so the module is in the config's folder or below it.`;
   return `"agent" must be "module:export" with both parts non-blank (e.g. "graph:app"), not ${quoted}.`;
 }
 

@@ -52,12 +52,24 @@ export function collectSyntaxProblems(text: string, first: { offset: number; len
           if (character === ',') lastComma = offset;
           lastTokenEnd = offset + 1;
         },
-        onObjectBegin(offset) { lastTokenEnd = offset + 1; },
-        onArrayBegin(offset) { lastTokenEnd = offset + 1; },
-        onObjectEnd(offset, length) { lastTokenEnd = offset + length; },
-        onArrayEnd(offset, length) { lastTokenEnd = offset + length; },
-        onLiteralValue(_value, offset, length) { lastTokenEnd = offset + length; },
-        onObjectProperty(_property, offset, length) { lastTokenEnd = offset + length; },
+        onObjectBegin(offset) {
+          lastTokenEnd = offset + 1;
+        },
+        onArrayBegin(offset) {
+          lastTokenEnd = offset + 1;
+        },
+        onObjectEnd(offset, length) {
+          lastTokenEnd = offset + length;
+        },
+        onArrayEnd(offset, length) {
+          lastTokenEnd = offset + length;
+        },
+        onLiteralValue(_value, offset, length) {
+          lastTokenEnd = offset + length;
+        },
+        onObjectProperty(_property, offset, length) {
+          lastTokenEnd = offset + length;
+        },
         onError(error, offset, length) {
           if (error === ParseErrorCode.InvalidCommentToken || error === ParseErrorCode.UnexpectedEndOfComment) {
             const len = text.charCodeAt(offset) === 47 ? commentLength(text, offset) : length;
@@ -106,7 +118,14 @@ export function collectSyntaxProblems(text: string, first: { offset: number; len
   const isTrailing = first.message.startsWith('Trailing comma');
   const fix =
     isComment || isBom || isTrailing
-      ? [{ title: isComment ? 'Remove the comment' : isBom ? 'Remove the byte order mark' : 'Remove the trailing comma', edits: [{ offset: first.offset, length: first.length, newText: '' }], isPreferred: true, safe: true }]
+      ? [
+          {
+            title: isComment ? 'Remove the comment' : isBom ? 'Remove the byte order mark' : 'Remove the trailing comma',
+            edits: [{ offset: first.offset, length: first.length, newText: '' }],
+            isPreferred: true,
+            safe: true,
+          },
+        ]
       : undefined;
   const covering = problems.findIndex((p) => p.offset <= first.offset && first.offset <= p.offset + Math.max(p.length, 0));
   // The strict parser's own account wins where it knows more (a fix) than the recovering one.

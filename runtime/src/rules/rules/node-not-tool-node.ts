@@ -25,11 +25,13 @@ export const nodeNotToolNode: Rule = {
         code: 'node-not-tool-node',
         message: nodeNotToolNodeMessage(name!, tool.label, found.kind, names),
         node: value,
-        fixes: byCloseness(name!, names).slice(0, MAX_NODE_FIXES).map((n, i) => ({
-          title: `Change to '${n}'`,
-          edits: [{ ...tree.span(value), newText: JSON.stringify(n) }],
-          isPreferred: i === 0,
-        })),
+        fixes: byCloseness(name!, names)
+          .slice(0, MAX_NODE_FIXES)
+          .map((n, i) => ({
+            title: `Change to '${n}'`,
+            edits: [{ ...tree.span(value), newText: JSON.stringify(n) }],
+            isPreferred: i === 0,
+          })),
       });
     }
   },

@@ -36,7 +36,11 @@ export const remoteToolsNotList: Rule = {
           if (ownName !== NONE) {
             if (!(tree.kind[ownName] === Kind.String && tree.string(ownName) === tree.string(tree.keyOf(property)))) keysKept = false;
           } else {
-            edits.push({ offset: tree.start[value] + 1, length: 0, newText: `"name": ${JSON.stringify(tree.string(tree.keyOf(property)))}${tree.first[value] !== NONE ? ', ' : ''}` });
+            edits.push({
+              offset: tree.start[value] + 1,
+              length: 0,
+              newText: `"name": ${JSON.stringify(tree.string(tree.keyOf(property)))}${tree.first[value] !== NONE ? ', ' : ''}`,
+            });
           }
         }
         edits.push({ offset: tree.end[list] - 1, length: 1, newText: ']' });

@@ -5,15 +5,37 @@ import type { Fix } from '../types';
 
 /** Names that can only mean one allowed field: renaming them is safe. */
 const SURE: ReadonlyMap<string, (typeof TOOL_FIELDS)[number]> = aliases({
-  desc: 'description', descr: 'description', node_name: 'node', nodename: 'node', tool_node: 'node', toolnode: 'node',
-  params: 'parameters', param: 'parameters', parameter: 'parameters', tool_name: 'name', toolname: 'name',
+  desc: 'description',
+  descr: 'description',
+  node_name: 'node',
+  nodename: 'node',
+  tool_node: 'node',
+  toolnode: 'node',
+  params: 'parameters',
+  param: 'parameters',
+  parameter: 'parameters',
+  tool_name: 'name',
+  toolname: 'name',
 });
 
 /** Names people reach for that probably mean an allowed field: offered, never applied unasked. */
 const LIKELY: ReadonlyMap<string, (typeof TOOL_FIELDS)[number]> = aliases({
-  summary: 'description', doc: 'description', docs: 'description', about: 'description', target: 'node', graph_node: 'node',
-  args: 'parameters', arguments: 'parameters', schema: 'parameters', input_schema: 'parameters', inputschema: 'parameters',
-  json_schema: 'parameters', input: 'parameters', id: 'name', function: 'name', title: 'name',
+  summary: 'description',
+  doc: 'description',
+  docs: 'description',
+  about: 'description',
+  target: 'node',
+  graph_node: 'node',
+  args: 'parameters',
+  arguments: 'parameters',
+  schema: 'parameters',
+  input_schema: 'parameters',
+  inputschema: 'parameters',
+  json_schema: 'parameters',
+  input: 'parameters',
+  id: 'name',
+  function: 'name',
+  title: 'name',
 });
 
 // A Map, not an object: a key such as "__proto__" or "constructor" must find nothing.
@@ -47,7 +69,12 @@ export const unknownField: Rule = {
         const fixes: Fix[] = [];
         const renameFree = target !== undefined && tree.property(tool.object, target) === NONE;
         if (target && renameFree) {
-          fixes.push({ title: `Rename "${shown(name)}" to "${target}"`, edits: [{ offset: tree.start[key], length: tree.end[key] - tree.start[key], newText: JSON.stringify(target) }], isPreferred: true, safe: closest!.sure && !claimed.has(target) });
+          fixes.push({
+            title: `Rename "${shown(name)}" to "${target}"`,
+            edits: [{ offset: tree.start[key], length: tree.end[key] - tree.start[key], newText: JSON.stringify(target) }],
+            isPreferred: true,
+            safe: closest!.sure && !claimed.has(target),
+          });
           claimed.add(target);
         }
         fixes.push({ title: `Remove "${shown(name)}"`, edits: [removePropertyEdit(tree, property)], isPreferred: fixes.length === 0 });

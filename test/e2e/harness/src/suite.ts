@@ -103,7 +103,9 @@ export const checks: Record<string, Check> = {
     const uri = fileUri(args.file);
     await show(uri);
     const matches = (d: vscode.Diagnostic) => codeOf(d) === args.code && d.message.includes(args.needle as string);
-    await waitFor(`${String(args.code)} on '${String(args.needle)}' to be ${args.present ? 'reported' : 'gone'}`, () => (ours(uri).some(matches) === args.present ? true : undefined));
+    await waitFor(`${String(args.code)} on '${String(args.needle)}' to be ${args.present ? 'reported' : 'gone'}`, () =>
+      ours(uri).some(matches) === args.present ? true : undefined,
+    );
     return ours(uri).map(describe);
   },
 
@@ -116,7 +118,9 @@ export const checks: Record<string, Check> = {
   /** The file and line of the active editor's cursor. */
   async activeEditor() {
     const editor = vscode.window.activeTextEditor;
-    return editor ? { file: vscode.workspace.asRelativePath(editor.document.uri), line: editor.selection.active.line, text: editor.document.lineAt(editor.selection.active.line).text } : null;
+    return editor
+      ? { file: vscode.workspace.asRelativePath(editor.document.uri), line: editor.selection.active.line, text: editor.document.lineAt(editor.selection.active.line).text }
+      : null;
   },
 
   /** A matching file opens in the `10xgraph-json` mode (also files of a custom glob that open as `json`). */
@@ -195,7 +199,10 @@ export const checks: Record<string, Check> = {
     const api = await extensionApi();
     const uri = fileUri(args.file);
     const codes = args.codes as string[];
-    assert.ok(!vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString())), 'the audited file is not open in an editor');
+    assert.ok(
+      !vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString())),
+      'the audited file is not open in an editor',
+    );
     assert.deepEqual(ours(uri), [], 'no diagnostics before the audit');
     const summary = await api.auditWorkspace();
     const found = ours(uri);
