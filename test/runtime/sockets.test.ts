@@ -225,31 +225,36 @@ describe('back-pressure: a client that never reads', () => {
   });
 });
 
+/** A slow tool that holds every run until `hold` is released, counting the runs in it now and at most. */
+function concurrencyProbe(): { hold: ReturnType<typeof latch>; running: number; most: number; slowTool: () => Promise<string> } {
+  const probe = {
+    hold: latch(),
+    running: 0,
+    most: 0,
+    slowTool: async () => {
+      probe.running++;
+      probe.most = Math.max(probe.most, probe.running);
+      await probe.hold.promise;
+      probe.running--;
+      return 'ok';
+    },
+  };
+  return probe;
+}
+
 describe('runs per WebSocket', () => {
   test('at most maxRunsPerSocket at once; the others wait and all end; a flood past the waiting list is refused', async () => {
-    const hold = latch();
-    let running = 0;
-    let most = 0;
-    const served = await serve(
-      { maxRunsPerSocket: 2 },
-      {
-        slowTool: async () => {
-          running++;
-          most = Math.max(most, running);
-          await hold.promise;
-          running--;
-          return 'ok';
-        },
-      },
-    );
+    const probe = concurrencyProbe();
+    const { hold } = probe;
+    const served = await serve({ maxRunsPerSocket: 2 }, { slowTool: probe.slowTool });
     try {
       const shake = await handshake(served.port, '/v1/graph/ws', { host: `127.0.0.1:${served.port}` });
       const raw = new RawWebSocket(shake);
       for (let i = 0; i < 6; i++) raw.send(JSON.stringify({ id: `r${i}`, messages: [userText('run the slow tool')] }));
-      await poll('two runs in the tool', () => running === 2, 5000);
+      await poll('two runs in the tool', () => probe.running === 2, 5000);
       hold.release();
       await raw.until('six ends', () => raw.chunks().filter((chunk) => chunk.event === 'end').length === 6);
-      assert.equal(most, 2);
+      assert.equal(probe.most, 2);
       assert.ok(
         raw
           .chunks()
@@ -284,21 +289,9 @@ describe('runs per WebSocket', () => {
 
 describe('runs per HTTP connection (pipelining)', () => {
   test('40 pipelined invokes on one connection: at most maxRunsPerSocket run, the rest get 429 too_many_runs, answers in order', async () => {
-    const hold = latch();
-    let running = 0;
-    let most = 0;
-    const served = await serve(
-      { maxRunsPerSocket: 4 },
-      {
-        slowTool: async () => {
-          running++;
-          most = Math.max(most, running);
-          await hold.promise;
-          running--;
-          return 'ok';
-        },
-      },
-    );
+    const probe = concurrencyProbe();
+    const { hold } = probe;
+    const served = await serve({ maxRunsPerSocket: 4 }, { slowTool: probe.slowTool });
     try {
       const body = JSON.stringify({ messages: [userText('run the slow tool')] });
       const one = `POST /v1/graph/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
@@ -306,13 +299,13 @@ describe('runs per HTTP connection (pipelining)', () => {
       let answers = '';
       socket.setEncoding('latin1').on('data', (text: string) => (answers += text));
       socket.write(one.repeat(40));
-      await poll('four runs in the tool', () => running === 4, 5000);
+      await poll('four runs in the tool', () => probe.running === 4, 5000);
       hold.release();
       const statusesOf = () => [...answers.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
       await poll('40 answers', () => statusesOf().length === 40, 10_000);
       socket.destroy();
       const statuses = statusesOf();
-      assert.equal(most, 4);
+      assert.equal(probe.most, 4);
       assert.deepEqual(statuses.slice(0, 4), [200, 200, 200, 200]);
       assert.deepEqual(new Set(statuses.slice(4)), new Set([429]));
       assert.match(answers, /"code":"too_many_runs"/);

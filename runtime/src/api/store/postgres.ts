@@ -185,39 +185,19 @@ export class PostgresThreadStore implements ThreadStore {
       seqs.push(seq);
       bodies.push(JSON.stringify(messages[seq]));
     }
+    // The thread row's columns, in the order both statements take them.
+    const state = [outcome.status, row.interruptedAt, row.pending, row.values, row.count, row.error];
     if (this.unseen.has(threadId)) {
       if (this.unseen.get(threadId) !== owner) throw new LockLostError(threadId);
       try {
-        const { rows } = await this.query<{ updated: number }>('commitNew', [
-          threadId,
-          outcome.status,
-          row.interruptedAt,
-          row.pending,
-          row.values,
-          row.count,
-          row.error,
-          seqs,
-          bodies,
-        ]);
+        const { rows } = await this.query<{ updated: number }>('commitNew', [threadId, ...state, seqs, bodies]);
         if (rows[0]?.updated !== 1) throw new LockLostError(threadId);
       } finally {
         this.unseen.delete(threadId);
       }
       return;
     }
-    const { rows } = await this.query<{ updated: number }>('commit', [
-      threadId,
-      owner,
-      outcome.from,
-      outcome.status,
-      row.interruptedAt,
-      row.pending,
-      row.values,
-      row.count,
-      row.error,
-      seqs,
-      bodies,
-    ]);
+    const { rows } = await this.query<{ updated: number }>('commit', [threadId, owner, outcome.from, ...state, seqs, bodies]);
     if (rows[0]?.updated !== 1) throw new LockLostError(threadId);
   }
 
