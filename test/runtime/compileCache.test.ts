@@ -129,6 +129,8 @@ describe('the agent compile cache', () => {
       good.slice(0, good.length / 2),
       JSON.stringify({ ...JSON.parse(good), file: join(project, 'other.ts'), code: 'exports.app = 1' }),
       JSON.stringify({ ...JSON.parse(good), inputs: 'none' }),
+      // No inputs to check would make the entry true forever.
+      JSON.stringify({ ...JSON.parse(good), inputs: [] }),
       'null',
     ]) {
       writeFileSync(path, bad);

@@ -67,7 +67,8 @@ export class AgentCompileCache {
     } catch {
       return undefined;
     }
-    if (!isEntry(entry) || entry.format !== FORMAT || entry.file !== this.file) return undefined;
+    // An entry with no inputs could never be found stale: never believed (nor written, below).
+    if (!isEntry(entry) || entry.format !== FORMAT || entry.file !== this.file || entry.inputs.length === 0) return undefined;
     // Texts, not digests: comparing a few kilobytes costs less than loading node:crypto.
     for (const [path, text] of entry.inputs) {
       try {
@@ -86,8 +87,10 @@ export class AgentCompileCache {
     return entry.code;
   }
 
-  /** Stores a compile; failures are ignored (the next load compiles again). */
+  /** Stores a compile that recorded its inputs; failures are ignored (the next load compiles again). */
   write(compiled: CompiledAgent): void {
+    // A compile whose inputs are not all known (see loadAgent) cannot be checked later: not kept.
+    if (compiled.inputs.size === 0) return;
     const entry: Entry = { format: FORMAT, file: this.file, inputs: [...compiled.inputs], externals: compiled.externals, code: compiled.code };
     const folder = dirname(this.entryPath);
     const temporary = join(folder, `.${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}.tmp`);
