@@ -215,7 +215,8 @@ export async function benchProject(log: (line: string) => void = () => undefined
       }
       rmSync(ws, { recursive: true, force: true });
     }
-    audit = timeRuns(() => rules.auditConfig(generateConfig(CONFIG_TOOLS)), 41, 2);
+    const configText = generateConfig(CONFIG_TOOLS);
+    audit = timeRuns(() => rules.auditConfig(configText), 41, 2);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -244,7 +245,7 @@ ${table(['files indexed', 'index time (ms)', 'per file (ms)', 'VmRSS (MiB)', 'pe
 Typing into a ${CONFIG_TOOLS.toLocaleString('en-US')}-tool \`10xgraph.json\` (one character into a description, push mode, each edit
 sent as soon as the previous one's diagnostics arrived, 5 unmeasured first) from start-up until the 2,000-file
 index is done, against the same edits in the same server once the index is done and the rule set's own audit of
-the text. Times in ms. The index yields to the editor after every file and waits 10 ms after an edit before the next one, so typing
+the whole text (a keystroke inside a string reuses the previous version's tree: see the language server section). Times in ms. The index yields to the editor after every file and waits 10 ms after an edit before the next one, so typing
 without a pause slows it instead (${typedIndexMs} ms for the 2,000 files here).
 
 ${table(
@@ -262,8 +263,8 @@ Load average of the machine at the end of the run: ${loadavg()
 machine shows in the wall-clock latencies above.
 
 Target (issue 13): p95 while indexing within the audit time plus 5 ms: ${ms(p95During)} ms against ${ms(auditMedian)} + 5 ms,
-${during.length === 0 ? '**not measured** (the index was done before the first edit)' : p95During <= auditMedian + 5 ? 'met' : '**not met**'}; what the index adds to the p95 of the same
-server once indexed: ${ms(p95During - percentile(afterIndex, 95))} ms.
+${during.length === 0 ? '**not measured** (the index was done before the first edit)' : p95During <= auditMedian + 5 ? 'met' : '**not met**'}; what indexing in the background
+adds to the p95 (while indexing − once indexed): ${ms(p95During - percentile(afterIndex, 95))} ms.
 `;
 }
 

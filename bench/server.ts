@@ -166,8 +166,11 @@ export async function benchServer(log: (line: string) => void = () => undefined)
 Over stdio against the bundle \`dist/server.js\` (push mode, no live graph): the time from sending a \`didChange\`
 (one character typed into a description in the middle of the file) to receiving the \`publishDiagnostics\` of that
 version, over ${EDITS} sequential edits after 5 unmeasured ones. Side by side on the same text in this process: the
-rule set's own \`auditConfig\` (the bundle \`runtime/dist/rules.js\`, the floor of any editor round trip) and
-\`vscode-json-languageservice\` parsing and validating it against \`schemas/10xgraph.schema.json\`. Times in ms.
+rule set's own \`auditConfig\` of the whole text (the bundle \`runtime/dist/rules.js\`: parse and checks, as
+\`10xgraph audit\` runs it) and \`vscode-json-languageservice\` parsing and validating it against
+\`schemas/10xgraph.schema.json\`. The server parses only when it must: an edit inside one string value reuses the
+previous version's tree (\`AuditOptions.previous\`, the same problems as a fresh audit), so a keystroke in a
+description can cost it less than an audit. Times in ms.
 
 ${table(['tools', 'size', 'edits', 'didChange → diagnostics p50', 'p95', 'audit median', 'audit p95', 'json-languageservice median', 'p95 − audit median'], rows)}
 

@@ -83,8 +83,12 @@ function flatSite(tree: Tree, node: number, lines: Positions): StringSite | unde
   };
 }
 
-/** The facts of a config from the rule set's flat tree (a strict JSON text): no second parse. */
-export function configFactsOfFlat(tree: Tree, lines: Positions): ConfigFacts {
+/**
+ * The facts of a config from the rule set's flat tree (a strict JSON text): no second parse.
+ * With `only`, just the tools whose name passes it (a keystroke in a large config needs the
+ * positions of the few tools it reports, not of all).
+ */
+export function configFactsOfFlat(tree: Tree, lines: Positions, only?: (name: string) => boolean): ConfigFacts {
   const root = tree.root;
   if (tree.kind[root] !== Kind.Object) return { tools: [] };
   const tools: ToolFacts[] = [];
@@ -92,6 +96,10 @@ export function configFactsOfFlat(tree: Tree, lines: Positions): ConfigFacts {
   if (list !== NONE && tree.kind[list] === Kind.Array) {
     tree.children(list).forEach((tool, index) => {
       if (tree.kind[tool] !== Kind.Object) return;
+      if (only) {
+        const name = tree.get(tool, 'name');
+        if (name === NONE || tree.kind[name] !== Kind.String || !only(tree.string(name))) return;
+      }
       tools.push({
         index,
         name: flatSite(tree, tree.get(tool, 'name'), lines),

@@ -226,13 +226,18 @@ export class ProjectService {
   }
 
   /** The project diagnostics of a config (remote tools without a handler). */
-  configDiagnostics(uri: string, facts: () => ConfigFacts, toolNames?: () => ReadonlyArray<string | undefined>): Diagnostic[] {
+  configDiagnostics(uri: string, facts: (only?: (name: string) => boolean) => ConfigFacts, toolNames?: () => ReadonlyArray<string | undefined>): Diagnostic[] {
     const path = pathOf(uri);
     const snapshot = this.snapshot();
     // Nothing to judge (still indexing, no handler anywhere, every tool handled): the config's positions are not even needed.
     if (path === undefined || !snapshot.complete || snapshot.handlers.size === 0) return [];
     if (toolNames && toolNames().every((name) => name === undefined || name.trim() === '' || snapshot.handlers.has(name))) return [];
-    return missingHandlerDiagnostics(facts(), snapshot, this.index.covers(path));
+    // Only the tools without a handler are reported: the facts of the others are not needed.
+    return missingHandlerDiagnostics(
+      facts((name) => !snapshot.handlers.has(name)),
+      snapshot,
+      this.index.covers(path),
+    );
   }
 
   // ---- the agent module ----------------------------------------------------------------------

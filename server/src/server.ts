@@ -514,7 +514,9 @@ class TenxGraphServer {
     if (cached && cached.resultId === resultId && cached.text === text && cached.agents === agents && cached.fromSource === fromSource && cached.unreadSource === unreadSource)
       return cached;
     const options = this.auditOptions(graph, agents.candidates);
-    const analysis = analyzeConfig(text, options);
+    // A keystroke inside a string reuses the previous version's tree (not kept by this state: no chain of versions).
+    const previousTree = cached?.uri === uri ? cached.analysis?.flatTree : undefined;
+    const analysis = analyzeConfig(text, previousTree ? { ...options, previous: { flatTree: previousTree } } : options);
     // A text that is not JSON keeps the last `agent` read; a JSON text without one has none.
     const agentSpec = analysis.flatTree ? agentSpecOf(analysis) : agentHint;
     // The graph read from the source was the one of another `agent` (the value just changed): read the right one.
@@ -547,7 +549,7 @@ class TenxGraphServer {
     // The config's declarations join the project after this version's diagnostics are out.
     setImmediate(() => {
       if (this.states.get(uri) !== state) return;
-      const names = analysis.flatTree ? flatNamesKey(analysis.flatTree) : undefined;
+      const names = analysis.flatTree ? flatNamesKey(analysis.flatTree, previousTree) : undefined;
       if (names === undefined) this.project.configChanged({ uri, text, lines, facts: state.config() });
       else this.project.configVersion(uri, names, state.config);
     });
@@ -582,7 +584,11 @@ class TenxGraphServer {
     const flat = state.analysis.flatTree;
     return [
       ...(state.unreadSource?.tell ? graphNotReadDiagnostic(state.config(), state.unreadSource) : []),
-      ...this.project.configDiagnostics(state.uri, state.config, () => flatToolNames(flat)),
+      ...this.project.configDiagnostics(
+        state.uri,
+        (only) => (only ? configFactsOfFlat(flat, state.lines, only) : state.config()),
+        () => flatToolNames(flat),
+      ),
     ];
   }
 
@@ -895,7 +901,28 @@ function flatToolNames(tree: Tree): Array<string | undefined> {
 }
 
 /** The names key of a strict-JSON config (`agent`, each tool's `name` and `node`), without positions. */
-function flatNamesKey(tree: Tree): string {
+/** The names key of each tree computed, while the tree lives. */
+const namesKeys = new WeakMap<Tree, string>();
+/** The keys whose string values make up the names key. */
+const NAME_KEYS = new Set(['name', 'node', 'agent']);
+
+/**
+ * The names key of a config's tree. A tree the rule set built from `previous` by an edit inside
+ * one string (a keystroke in a description) has the previous key, unless that string is a name.
+ */
+function flatNamesKey(tree: Tree, previous?: Tree): string {
+  let key = namesKeys.get(tree);
+  if (key !== undefined) return key;
+  const edited = tree.editedString;
+  const before = previous && edited !== NONE ? namesKeys.get(previous) : undefined;
+  const owner = edited === NONE ? NONE : tree.parent[edited];
+  if (before !== undefined && owner !== NONE && tree.kind[owner] === Kind.Property && !NAME_KEYS.has(tree.string(tree.keyOf(owner)))) key = before;
+  else key = computeNamesKey(tree);
+  namesKeys.set(tree, key);
+  return key;
+}
+
+function computeNamesKey(tree: Tree): string {
   const root = tree.root;
   const text = (node: number) => (node !== NONE && tree.kind[node] === Kind.String ? tree.string(node) : undefined);
   if (tree.kind[root] !== Kind.Object) return configNamesKey(undefined, []);

@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { Diagnostic } from 'vscode-languageserver-protocol/node';
 import { auditConfig, LineIndex, type AuditOptions, type Graph, type Problem } from '../../runtime/src/rules/index';
+import { NONE, parseTree } from '../../runtime/src/rules/tree';
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
 import { findAgentCandidates } from '../../runtime/src/workspace/agentCandidates';
 import { TestClient, fileUri, ROOT } from '../support/lspClient';
@@ -72,6 +73,72 @@ describe('parity without a server (the graph read from the agent module)', () =>
       for (const d of diagnostics) {
         assert.equal(d.source, '10xgraph');
         assert.equal(d.codeDescription?.href, `https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md#${d.code}`);
+      }
+      await client.close(uri);
+    });
+  }
+});
+
+/**
+ * Where the characters of each string value of `text` lie (between the quotes), when it is strict
+ * JSON; not `agent`'s (another agent module is another graph, which the expectations do not follow).
+ */
+function stringValues(text: string): Array<[number, number]> {
+  const parsed = parseTree(text);
+  if (!parsed.ok) return [];
+  const tree = parsed.tree;
+  const out: Array<[number, number]> = [];
+  for (let node = 0; node < tree.count; node++) {
+    const parent = tree.parent[node]!;
+    const isKey = parent !== NONE && tree.type(parent) === 'property' && tree.first[parent] === node;
+    const isAgent = parent !== NONE && tree.type(parent) === 'property' && tree.string(tree.first[parent]!) === 'agent';
+    if (tree.type(node) === 'string' && !isKey && !isAgent) out.push([tree.start[node]! + 1, tree.end[node]! - 1]);
+  }
+  return out;
+}
+
+describe('parity while typing (the server reuses the tree of the previous version)', () => {
+  let client: TestClient;
+  before(async () => {
+    client = await TestClient.start({ initializationOptions: { settings: { files: ['**/*.json'], server: { enabled: false } } } });
+  });
+  after(() => client.stop());
+
+  for (const path of files) {
+    test(relative(FIXTURES, path), async () => {
+      let text = readFileSync(path, 'utf8');
+      const uri = fileUri(path);
+      await client.open(uri, text);
+      await client.pushed(uri, 1);
+      // Keystrokes inside string values (the server reuses its tree), then edits it must parse again for.
+      let seed = text.length;
+      const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % Math.max(1, n);
+      const edits: Array<(t: string) => { offset: number; remove: number; insert: string } | undefined> = [
+        ...['x', 'é', ' ', '📋', '', '', 'ab'].map((insert) => (t: string) => {
+          const strings = stringValues(t);
+          if (!strings.length) return undefined;
+          const [from, to] = strings[next(strings.length)]!;
+          const offset = from + next(to - from + 1);
+          return { offset, remove: insert === '' && offset < to ? 1 : 0, insert };
+        }),
+        (t) => {
+          const strings = stringValues(t);
+          const [from, to] = strings[next(strings.length)] ?? [1, 1];
+          return { offset: from, remove: to - from, insert: '' };
+        },
+        (t) => ({ offset: stringValues(t)[0]?.[0] ?? 1, remove: 0, insert: '"' }),
+        (t) => ({ offset: stringValues(t)[0]?.[0] ?? 1, remove: 1, insert: '' }),
+        (t) => ({ offset: Math.max(0, t.indexOf('"name"') + 1), remove: 0, insert: 'n' }),
+      ];
+      for (const make of edits) {
+        const edit = make(text);
+        if (!edit) continue;
+        const lines = new LineIndex(text);
+        const range = { start: lines.positionAt(edit.offset), end: lines.positionAt(edit.offset + edit.remove) };
+        text = text.slice(0, edit.offset) + edit.insert + text.slice(edit.offset + edit.remove);
+        const version = await client.change(uri, [{ range, text: edit.insert }]);
+        const diagnostics = await client.pushed(uri, version);
+        assert.deepEqual(publishedDiagnostics(diagnostics), expectedFromSource(path, text), `after ${JSON.stringify(edit)}`);
       }
       await client.close(uri);
     });

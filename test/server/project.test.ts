@@ -189,6 +189,39 @@ describe('the project: config, agent module and handlers', () => {
     await client.pushed(fileUri(config), undefined, (d) => d.some((x) => x.code === 'handler-missing'));
   });
 
+  test('typing into the config: a keystroke in a description leaves the project as it was, one in a name changes it', async () => {
+    const uri = fileUri(clientTs);
+    const source = readFileSync(clientTs, 'utf8');
+    await client.open(uri, source, 'typescript');
+    await client.pushed(uri, 1, (d) => codes(d).join() === 'handler-undeclared');
+    const configUri = fileUri(config);
+    let text = configText;
+    /** Types `insert` over `remove` characters at `offset` of the config, as an editor sends a keystroke. */
+    const type = async (offset: number, remove: number, insert: string) => {
+      const lines = text.slice(0, offset).split('\n');
+      const start = { line: lines.length - 1, character: lines[lines.length - 1]!.length };
+      const range = { start, end: { line: start.line, character: start.character + remove } };
+      text = text.slice(0, offset) + insert + text.slice(offset + remove);
+      return client.change(configUri, [{ range, text: insert }]);
+    };
+    // 'search_notes' loses its last letter: the handler of client.ts is now the declared one, and the tool has a handler.
+    const nameEnd = text.indexOf('"search_notes"') + '"search_notes'.length;
+    let version = await type(nameEnd - 1, 1, '');
+    await client.pushed(uri, undefined, (d) => d.length === 0);
+    assert.deepEqual(codes(await client.pushed(configUri, version)), []);
+    // A keystroke in a description: nothing about the project changes.
+    version = await type(text.indexOf('for a query') + 'for a'.length, 0, ' short');
+    assert.deepEqual(codes(await client.pushed(configUri, version)), []);
+    assert.deepEqual(client.latest(uri)?.diagnostics, []);
+    // The letter comes back: so do the two diagnostics.
+    version = await type(nameEnd - 1, 0, 's');
+    await client.pushed(uri, undefined, (d) => codes(d).join() === 'handler-undeclared');
+    await client.pushed(configUri, undefined, (d) => codes(d).join() === 'handler-missing');
+    version = await client.change(configUri, configText);
+    await client.pushed(configUri, version, (d) => codes(d).join() === 'handler-missing');
+    await client.close(uri);
+  });
+
   test('completion of the declared tool names inside registerToolHandler(', async () => {
     const path = join(ws, 'more.ts');
     const uri = fileUri(path);

@@ -3,7 +3,7 @@ import type { AuditOptions, GraphNode, Problem, ProblemCode } from './types';
 import { RULES } from './catalog';
 import { type RuleContext, buildToolViews } from './context';
 import type { JsonNode } from './parse';
-import { Kind, NONE, parseTree, type Tree } from './tree';
+import { Kind, NONE, parseTree, reuseTree, type Tree } from './tree';
 import { collectSyntaxProblems } from './rules/invalid-json';
 import { ALL_RULES } from './rules/index';
 
@@ -49,7 +49,8 @@ export function auditConfig(text: string, options: AuditOptions = {}): Problem[]
  * server would run. Never throws: a rule that fails is reported as `internal-error`.
  */
 export function analyzeConfig(text: string, options: AuditOptions = {}): Analysis {
-  const parsed = parseTree(text);
+  const reused = options.previous?.flatTree ? reuseTree(options.previous.flatTree, text) : undefined;
+  const parsed = reused ? { ok: true as const, tree: reused } : parseTree(text);
   if (!parsed.ok) {
     return { problems: collectSyntaxProblems(text, parsed.error, options.maxSyntaxErrors ?? 100) };
   }

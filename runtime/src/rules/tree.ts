@@ -48,13 +48,17 @@ export class Tree {
   next: Int32Array;
   /** 1 when a string node holds an escape (its value must be decoded). */
   escaped: Uint8Array;
+  /** For a tree `reuseTree` built: the string node whose characters the edit changed (else NONE). */
+  editedString = NONE;
   /** Keys that appear more than once in one object: property ids, in document order. */
   readonly repeatedKeys: number[][] = [];
   private decoded: Map<number, string> | undefined;
   private materialized: JsonNode[] | undefined;
 
-  constructor(readonly text: string) {
-    const capacity = Math.max(64, text.length >> 3);
+  constructor(
+    readonly text: string,
+    capacity = Math.max(64, text.length >> 3),
+  ) {
     this.kind = new Uint8Array(capacity);
     this.start = new Int32Array(capacity);
     this.end = new Int32Array(capacity);
@@ -229,6 +233,83 @@ export class Tree {
     this.next = widen(this.next);
     this.escaped = widen(this.escaped);
   }
+}
+
+/** Characters compared at once while looking for the edit between two texts. */
+const DIFF_CHUNK = 2048;
+
+/**
+ * The tree of `text` built from `previous` (the tree of an earlier text of the same document)
+ * without parsing, when the two texts differ by one edit inside a string value: between its
+ * quotes, in a string without escapes, adding no quote, backslash or control character. Every
+ * token but that string is then the same, only moved, so the result is the tree `parseTree`
+ * would build (node for node; the tests hold the two side by side). Undefined for any other
+ * edit (a key, several tokens, an escape...): parse `text` instead. A keystroke in a
+ * description is the common case, and a parse is most of an audit.
+ */
+export function reuseTree(previous: Tree, text: string): Tree | undefined {
+  const before = previous.text;
+  if (before === text) return previous;
+  const shorter = Math.min(before.length, text.length);
+  // Whole chunks are compared natively first (a character loop over a long text costs more than
+  // the rules), then the characters of the chunk that differs.
+  let head = 0;
+  while (head + DIFF_CHUNK <= shorter && before.substring(head, head + DIFF_CHUNK) === text.substring(head, head + DIFF_CHUNK)) head += DIFF_CHUNK;
+  while (head < shorter && before.charCodeAt(head) === text.charCodeAt(head)) head++;
+  let tail = 0;
+  const most = shorter - head;
+  while (
+    tail + DIFF_CHUNK <= most &&
+    before.substring(before.length - tail - DIFF_CHUNK, before.length - tail) === text.substring(text.length - tail - DIFF_CHUNK, text.length - tail)
+  ) {
+    tail += DIFF_CHUNK;
+  }
+  while (tail < most && before.charCodeAt(before.length - 1 - tail) === text.charCodeAt(text.length - 1 - tail)) tail++;
+  // The edit replaced before[head, replacedEnd) with text[head, insertedEnd).
+  const replacedEnd = before.length - tail;
+  const insertedEnd = text.length - tail;
+  // Node starts never decrease with the id (nodes are added in document order), so the string
+  // holding the edit is the last node starting before it.
+  let low = 0;
+  let high = previous.count - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (previous.start[middle] < head) low = middle;
+    else high = middle - 1;
+  }
+  const node = low;
+  if (previous.count === 0 || previous.start[node] >= head || previous.kind[node] !== Kind.String || previous.escaped[node] !== 0) return undefined;
+  const parent = previous.parent[node];
+  // A key is left to the parser: repeated keys depend on it.
+  if (parent === NONE || (previous.kind[parent] === Kind.Property && previous.first[parent] === node)) return undefined;
+  if (head < previous.start[node] + 1 || replacedEnd > previous.end[node] - 1) return undefined;
+  for (let i = head; i < insertedEnd; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === Ch.Quote || ch === Ch.Backslash || ch < 0x20) return undefined;
+  }
+  const count = previous.count;
+  const tree = new Tree(text, count);
+  tree.count = count;
+  tree.kind.set(previous.kind.subarray(0, count));
+  tree.parent.set(previous.parent.subarray(0, count));
+  tree.first.set(previous.first.subarray(0, count));
+  tree.next.set(previous.next.subarray(0, count));
+  tree.escaped.set(previous.escaped.subarray(0, count));
+  const delta = insertedEnd - replacedEnd;
+  const start = tree.start;
+  const end = tree.end;
+  const oldStart = previous.start;
+  const oldEnd = previous.end;
+  // Nodes after the edit move; the string and its ancestors (which hold it) grow or shrink.
+  for (let i = 0; i < count; i++) {
+    const s = oldStart[i];
+    const e = oldEnd[i];
+    start[i] = s >= replacedEnd ? s + delta : s;
+    end[i] = e >= replacedEnd ? e + delta : e;
+  }
+  for (const group of previous.repeatedKeys) tree.repeatedKeys.push(group.slice());
+  tree.editedString = node;
+  return tree;
 }
 
 const enum Ch {

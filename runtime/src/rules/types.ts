@@ -1,3 +1,5 @@
+import type { Tree } from './tree';
+
 /**
  * The shapes the rule set speaks in. Offsets and lengths count UTF-16 code units
  * (as JavaScript strings and LSP do); only front ends turn them into lines and columns.
@@ -131,4 +133,10 @@ export interface AuditOptions {
   agentCandidates?: string[];
   /** At most this many `invalid-json` problems are reported (default 100). */
   maxSyntaxErrors?: number;
+  /**
+   * The analysis of an earlier text of the same document (an editor's previous version). When
+   * the new text differs from it by one edit inside a string value, its tree is reused instead
+   * of parsing again; the problems are the same either way.
+   */
+  previous?: { readonly flatTree?: Tree };
 }

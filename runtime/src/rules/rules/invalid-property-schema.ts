@@ -30,17 +30,16 @@ function newAjv(options: object): Ajv {
   return new AjvClass({ ...AJV_OPTIONS, ...options });
 }
 
-/** Verdicts by the schema's text, the most recently used kept: a bounded cache (an LRU). */
+/**
+ * Verdicts by the schema's text, bounded: past the limit the oldest verdict goes. A hit is not
+ * moved to the end (as an LRU would), so a lookup is one step: a file of thousands of tools
+ * repeats a handful of schemas, and each keystroke looks every one of them up.
+ */
 const cache = new Map<string, SchemaFinding[]>();
 const CACHE_LIMIT = 1000;
 
 function cached(source: string): SchemaFinding[] | undefined {
-  const findings = cache.get(source);
-  if (findings) {
-    cache.delete(source);
-    cache.set(source, findings);
-  }
-  return findings;
+  return cache.get(source);
 }
 
 function remember(source: string, findings: SchemaFinding[]): void {
