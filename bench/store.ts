@@ -26,8 +26,14 @@ const LEVELS = [
   { clients: 10, roundTrips: 1500 },
   { clients: 100, roundTrips: 3000 },
 ];
-/** Batches per level: the store and the floor take turns, so a busy machine weighs on both alike. */
-const BATCHES = 6;
+/**
+ * Round trips per client in one batch: the store and the floor take turns batch by batch, so a
+ * machine whose speed changes from one second to the next (a shared virtual machine) weighs on
+ * both alike. Short batches: a slow spell spans many turns of each.
+ */
+const TRIPS_PER_CLIENT_PER_BATCH = 5;
+/** Whatever the clients, no batch is shorter than this many round trips. */
+const MIN_BATCH = 50;
 /** Unmeasured round trips (at least) before each level: connections open, code compiled by the JIT. */
 const WARMUP = 500;
 /** Seconds of load per instance count in the multi-instance measurement. */
@@ -98,12 +104,13 @@ function summarise(batches: Array<{ latencies: number[]; errors: number; seconds
 
 /** The store's round trips and the floor's, batch by batch in turns. */
 async function compare(store: Operation, floor: Operation, clients: number, roundTrips: number): Promise<{ store: Summary; floor: Summary }> {
-  const per = Math.ceil(roundTrips / BATCHES);
+  const per = Math.max(MIN_BATCH, clients * TRIPS_PER_CLIENT_PER_BATCH);
+  const batches = Math.max(2, Math.round(roundTrips / per));
   await run(store, clients, Math.max(WARMUP, clients * 2));
   await run(floor, clients, Math.max(WARMUP, clients * 2));
   const storeBatches = [];
   const floorBatches = [];
-  for (let i = 0; i < BATCHES; i++) {
+  for (let i = 0; i < batches; i++) {
     storeBatches.push(await run(store, clients, per));
     floorBatches.push(await run(floor, clients, per));
   }
@@ -227,8 +234,8 @@ export async function benchStore(log: (line: string) => void = () => {}): Promis
     `in PostgreSQL (a local cluster started for the run, fsync off). The floor is the same two exchanges, with the bodies of a`,
     `recorded round trip, on the same keep-alive fetch, against a bare \`node:http\` server that parses each JSON body and answers`,
     `its JSON envelope. CPU is this process's user + system time (client and server; PostgreSQL's own processes are not in it)`,
-    `per round trip: unlike wall-clock time it barely moves with the load of other processes. Store and floor run in ${BATCHES} interleaved batches per level, so load from elsewhere on the`,
-    `machine weighs on both; client and server share one Node ${process.version} process on ${availableParallelism()} cores.`,
+    `per round trip: unlike wall-clock time it barely moves with the load of other processes. Store and floor take turns in batches of ${TRIPS_PER_CLIENT_PER_BATCH} round trips per client (at least ${MIN_BATCH}), so a`,
+    `machine whose speed changes from one second to the next weighs on both alike; client and server share one Node ${process.version} process on ${availableParallelism()} cores.`,
     'Targets: SQLite at most 1.5× the floor at 1 client, PostgreSQL at most 3×.',
     '',
     '| store | clients | round trips | median | p99 | round trips/s | floor median | floor p99 | floor/s | median ÷ floor | floor/s ÷ round trips/s | CPU per round trip | floor CPU | CPU ÷ floor |',

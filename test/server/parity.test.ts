@@ -1,8 +1,9 @@
 /**
  * Parity: for every fixture of the corpus, the diagnostics the server publishes equal the
  * rule set's problems (`auditConfig`, as `10xgraph audit` runs it) converted with `LineIndex`:
- * code, severity, range, message, related information and fixes. Once without a graph, and
- * once against a live graph served on loopback (the same graph the test fetches itself).
+ * code, severity, range, message, related information and fixes. Once without a graph (on
+ * opening, then after each of a series of edits typed into the file), and once against a live
+ * graph served on loopback (the same graph the test fetches itself).
  */
 import { expectedDiagnostics, publishedDiagnostics } from '../support/diagnostics';
 import { test, describe, before, after } from 'node:test';
@@ -56,7 +57,7 @@ function expectedFromSource(path: string, text: string): unknown[] {
   );
 }
 
-describe('parity without a server (the graph read from the agent module)', () => {
+describe('parity without a server (the graph read from the agent module), on opening and while typing', () => {
   let client: TestClient;
   before(async () => {
     client = await TestClient.start({ initializationOptions: { settings: { files: ['**/*.json'], server: { enabled: false } } } });
@@ -74,6 +75,7 @@ describe('parity without a server (the graph read from the agent module)', () =>
         assert.equal(d.source, '10xgraph');
         assert.equal(d.codeDescription?.href, `https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md#${d.code}`);
       }
+      await typeAndCompare(client, path, uri, text);
       await client.close(uri);
     });
   }
@@ -97,53 +99,43 @@ function stringValues(text: string): Array<[number, number]> {
   return out;
 }
 
-describe('parity while typing (the server reuses the tree of the previous version)', () => {
-  let client: TestClient;
-  before(async () => {
-    client = await TestClient.start({ initializationOptions: { settings: { files: ['**/*.json'], server: { enabled: false } } } });
-  });
-  after(() => client.stop());
-
-  for (const path of files) {
-    test(relative(FIXTURES, path), async () => {
-      let text = readFileSync(path, 'utf8');
-      const uri = fileUri(path);
-      await client.open(uri, text);
-      await client.pushed(uri, 1);
-      // Keystrokes inside string values (the server reuses its tree), then edits it must parse again for.
-      let seed = text.length;
-      const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % Math.max(1, n);
-      const edits: Array<(t: string) => { offset: number; remove: number; insert: string } | undefined> = [
-        ...['x', 'é', ' ', '📋', '', '', 'ab'].map((insert) => (t: string) => {
-          const strings = stringValues(t);
-          if (!strings.length) return undefined;
-          const [from, to] = strings[next(strings.length)]!;
-          const offset = from + next(to - from + 1);
-          return { offset, remove: insert === '' && offset < to ? 1 : 0, insert };
-        }),
-        (t) => {
-          const strings = stringValues(t);
-          const [from, to] = strings[next(strings.length)] ?? [1, 1];
-          return { offset: from, remove: to - from, insert: '' };
-        },
-        (t) => ({ offset: stringValues(t)[0]?.[0] ?? 1, remove: 0, insert: '"' }),
-        (t) => ({ offset: stringValues(t)[0]?.[0] ?? 1, remove: 1, insert: '' }),
-        (t) => ({ offset: Math.max(0, t.indexOf('"name"') + 1), remove: 0, insert: 'n' }),
-      ];
-      for (const make of edits) {
-        const edit = make(text);
-        if (!edit) continue;
-        const lines = new LineIndex(text);
-        const range = { start: lines.positionAt(edit.offset), end: lines.positionAt(edit.offset + edit.remove) };
-        text = text.slice(0, edit.offset) + edit.insert + text.slice(edit.offset + edit.remove);
-        const version = await client.change(uri, [{ range, text: edit.insert }]);
-        const diagnostics = await client.pushed(uri, version);
-        assert.deepEqual(publishedDiagnostics(diagnostics), expectedFromSource(path, text), `after ${JSON.stringify(edit)}`);
-      }
-      await client.close(uri);
-    });
+/**
+ * Types into the open document `uri` (the text of `path`): keystrokes inside string values, where
+ * the server reuses the tree of the previous version, then edits it must parse again for. After
+ * each one the published diagnostics are the rule set's for the new text.
+ */
+async function typeAndCompare(client: TestClient, path: string, uri: string, text: string): Promise<void> {
+  // Keystrokes inside string values (the server reuses its tree), then edits it must parse again for.
+  let seed = text.length;
+  const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % Math.max(1, n);
+  const edits: Array<(t: string) => { offset: number; remove: number; insert: string } | undefined> = [
+    ...['x', 'é', ' ', '📋', '', '', 'ab'].map((insert) => (t: string) => {
+      const strings = stringValues(t);
+      if (!strings.length) return undefined;
+      const [from, to] = strings[next(strings.length)]!;
+      const offset = from + next(to - from + 1);
+      return { offset, remove: insert === '' && offset < to ? 1 : 0, insert };
+    }),
+    (t) => {
+      const strings = stringValues(t);
+      const [from, to] = strings[next(strings.length)] ?? [1, 1];
+      return { offset: from, remove: to - from, insert: '' };
+    },
+    (t) => ({ offset: stringValues(t)[0]?.[0] ?? 1, remove: 0, insert: '"' }),
+    (t) => ({ offset: stringValues(t)[0]?.[0] ?? 1, remove: 1, insert: '' }),
+    (t) => ({ offset: Math.max(0, t.indexOf('"name"') + 1), remove: 0, insert: 'n' }),
+  ];
+  for (const make of edits) {
+    const edit = make(text);
+    if (!edit) continue;
+    const lines = new LineIndex(text);
+    const range = { start: lines.positionAt(edit.offset), end: lines.positionAt(edit.offset + edit.remove) };
+    text = text.slice(0, edit.offset) + edit.insert + text.slice(edit.offset + edit.remove);
+    const version = await client.change(uri, [{ range, text: edit.insert }]);
+    const diagnostics = await client.pushed(uri, version);
+    assert.deepEqual(publishedDiagnostics(diagnostics), expectedFromSource(path, text), `after ${JSON.stringify(edit)}`);
   }
-});
+}
 
 describe('parity against a live graph', () => {
   let client: TestClient;
