@@ -231,13 +231,13 @@ export class ProjectService {
     const snapshot = this.snapshot();
     // Nothing to judge (still indexing, no handler anywhere, every tool handled): the config's positions are not even needed.
     if (path === undefined || !snapshot.complete || snapshot.handlers.size === 0) return [];
-    if (toolNames && toolNames().every((name) => name === undefined || name.trim() === '' || snapshot.handlers.has(name))) return [];
-    // Only the tools without a handler are reported: the facts of the others are not needed.
-    return missingHandlerDiagnostics(
-      facts((name) => !snapshot.handlers.has(name)),
-      snapshot,
-      this.index.covers(path),
-    );
+    const names = toolNames?.();
+    const missing = names?.filter((name) => name !== undefined && name.trim() !== '' && !snapshot.handlers.has(name)).length;
+    if (missing === 0) return [];
+    // Only the tools without a handler are reported: when they are few, the facts of the others are not
+    // built; when they are many, the document's facts (built once per version) serve.
+    const few = names !== undefined && missing !== undefined && missing * 4 < names.length;
+    return missingHandlerDiagnostics(few ? facts((name) => !snapshot.handlers.has(name)) : facts(), snapshot, this.index.covers(path));
   }
 
   // ---- the agent module ----------------------------------------------------------------------

@@ -900,7 +900,6 @@ function flatToolNames(tree: Tree): Array<string | undefined> {
     });
 }
 
-/** The names key of a strict-JSON config (`agent`, each tool's `name` and `node`), without positions. */
 /** The names key of each tree computed, while the tree lives. */
 const namesKeys = new WeakMap<Tree, string>();
 /** The keys whose string values make up the names key. */
@@ -922,6 +921,7 @@ function flatNamesKey(tree: Tree, previous?: Tree): string {
   return key;
 }
 
+/** The names key of a strict-JSON config (`agent`, each tool's `name` and `node`), without positions. */
 function computeNamesKey(tree: Tree): string {
   const root = tree.root;
   const text = (node: number) => (node !== NONE && tree.kind[node] === Kind.String ? tree.string(node) : undefined);

@@ -105,9 +105,8 @@ function stringValues(text: string): Array<[number, number]> {
  * each one the published diagnostics are the rule set's for the new text.
  */
 async function typeAndCompare(client: TestClient, path: string, uri: string, text: string): Promise<void> {
-  // Keystrokes inside string values (the server reuses its tree), then edits it must parse again for.
   let seed = text.length;
-  const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % Math.max(1, n);
+  const next = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 1) % Math.max(1, n);
   const edits: Array<(t: string) => { offset: number; remove: number; insert: string } | undefined> = [
     ...['x', 'é', ' ', '📋', '', '', 'ab'].map((insert) => (t: string) => {
       const strings = stringValues(t);

@@ -216,7 +216,7 @@ describe('the project: config, agent module and handlers', () => {
     // The letter comes back: so do the two diagnostics.
     version = await type(nameEnd - 1, 0, 's');
     await client.pushed(uri, undefined, (d) => codes(d).join() === 'handler-undeclared');
-    await client.pushed(configUri, undefined, (d) => codes(d).join() === 'handler-missing');
+    await client.pushed(configUri, version, (d) => codes(d).join() === 'handler-missing');
     version = await client.change(configUri, configText);
     await client.pushed(configUri, version, (d) => codes(d).join() === 'handler-missing');
     await client.close(uri);

@@ -48,7 +48,11 @@ export class Tree {
   next: Int32Array;
   /** 1 when a string node holds an escape (its value must be decoded). */
   escaped: Uint8Array;
-  /** For a tree `reuseTree` built: the string node whose characters the edit changed (else NONE). */
+  /**
+   * For a tree `reuseTree` built: the string node whose characters the edit changed (else NONE).
+   * It names the edit from the tree this one was built from; a text that did not change gets that
+   * same tree back, with the field as it was.
+   */
   editedString = NONE;
   /** Keys that appear more than once in one object: property ids, in document order. */
   readonly repeatedKeys: number[][] = [];

@@ -31,19 +31,28 @@ function newAjv(options: object): Ajv {
 }
 
 /**
- * Verdicts by the schema's text, bounded: past the limit the oldest verdict goes. A hit is not
- * moved to the end (as an LRU would), so a lookup is one step: a file of thousands of tools
- * repeats a handful of schemas, and each keystroke looks every one of them up.
+ * Verdicts by the schema's text, bounded: past the limit the least recently used goes. A hit
+ * moves its verdict to the newest end only once half the cache was written after it, so the
+ * schemas a file keeps using are never the ones evicted, yet most lookups are one map step (a
+ * keystroke in a file of thousands of tools looks up every one of its schemas).
  */
-const cache = new Map<string, SchemaFinding[]>();
+const cache = new Map<string, { findings: SchemaFinding[]; written: number }>();
 const CACHE_LIMIT = 1000;
+/** Verdicts written (or moved to the newest end) so far. */
+let writes = 0;
 
 function cached(source: string): SchemaFinding[] | undefined {
-  return cache.get(source);
+  const entry = cache.get(source);
+  if (entry && writes - entry.written > CACHE_LIMIT / 2) {
+    cache.delete(source);
+    cache.set(source, entry);
+    entry.written = writes++;
+  }
+  return entry?.findings;
 }
 
 function remember(source: string, findings: SchemaFinding[]): void {
-  cache.set(source, findings);
+  cache.set(source, { findings, written: writes++ });
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
 }
 
