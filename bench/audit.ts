@@ -17,6 +17,9 @@ export interface AuditBenchData {
   bytes: Record<number, number>;
 }
 
+/** Rounds in which the implementations take turns at each size. */
+const ROUNDS = 3;
+
 function runsFor(tools: number): number {
   return tools <= 1_000 ? 31 : tools <= 10_000 ? 11 : 5;
 }
@@ -32,20 +35,23 @@ export async function benchAudit(log: (line: string) => void = () => undefined):
     const text = generateConfig(tools);
     data.bytes[tools] = Buffer.byteLength(text);
     // One implementation at a time, from a collected heap, so none pays for another's garbage
-    // (vscode-json-languageservice leaves hundreds of MB at 50,000 tools); warm runs first.
+    // (vscode-json-languageservice leaves hundreds of MB at 50,000 tools); warm runs first. The
+    // implementations take turns over ROUNDS rounds, so a slow spell of the machine weighs on each.
     const samples: Record<string, number[]> = Object.fromEntries(IMPLS.map((i) => [i, []]));
     const runs = runsFor(tools);
-    for (const impl of IMPLS) {
-      collectGarbage();
-      if (impl === 'vscode-json-languageservice') {
-        await jsonLanguageService(text);
-        for (let round = 0; round < Math.max(3, Math.ceil(runs / 3)); round++) {
-          const start = process.hrtime.bigint();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const impl of IMPLS) {
+        collectGarbage();
+        if (impl === 'vscode-json-languageservice') {
           await jsonLanguageService(text);
-          samples[impl].push(Number(process.hrtime.bigint() - start) / 1e6);
+          for (let i = 0; i < Math.ceil(Math.max(3, Math.ceil(runs / 3)) / ROUNDS); i++) {
+            const start = process.hrtime.bigint();
+            await jsonLanguageService(text);
+            samples[impl].push(Number(process.hrtime.bigint() - start) / 1e6);
+          }
+        } else {
+          samples[impl].push(...timeRuns(() => SYNC[impl](text), Math.ceil(runs / ROUNDS), round === 0 ? 2 : 1));
         }
-      } else {
-        samples[impl].push(...timeRuns(() => SYNC[impl](text), runs, 2));
       }
     }
     for (const impl of IMPLS) data.times[impl][tools] = median(samples[impl]);
@@ -78,7 +84,7 @@ export async function benchAudit(log: (line: string) => void = () => undefined):
 Median wall time in milliseconds of one full audit without a graph (\`auditConfig\`, the shipped bundle
 \`runtime/dist/rules.js\`), side by side with \`jsonc-parser\`'s \`visit\` and \`parseTree\`, \`JSON.parse\`, and
 \`vscode-json-languageservice\` parsing and validating against \`schemas/10xgraph.schema.json\`. The implementations
-run one after the other in one process, each from a collected heap (\`--expose-gc\`) after two warm-up runs. Generated configs (\`bench/generate.ts\`) with about one broken
+take turns in one process over ${ROUNDS} rounds (a slow spell of the machine weighs on each), each turn from a collected heap (\`--expose-gc\`) after warm-up. Generated configs (\`bench/generate.ts\`) with about one broken
 tool in a thousand.
 
 ${table(['tools', 'size', 'audit', 'visit', 'parseTree', 'JSON.parse', 'json-languageservice', 'audit / visit', 'json-ls / audit', 'audit / JSON.parse'], rows)}
