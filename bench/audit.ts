@@ -39,12 +39,14 @@ export async function benchAudit(log: (line: string) => void = () => undefined):
     // implementations take turns over ROUNDS rounds, so a slow spell of the machine weighs on each.
     const samples: Record<string, number[]> = Object.fromEntries(IMPLS.map((i) => [i, []]));
     const runs = runsFor(tools);
+    // vscode-json-languageservice is slow: a third as many runs (at least three).
+    const serviceRuns = Math.max(3, Math.ceil(runs / 3));
     for (let round = 0; round < ROUNDS; round++) {
       for (const impl of IMPLS) {
         collectGarbage();
         if (impl === 'vscode-json-languageservice') {
           await jsonLanguageService(text);
-          for (let i = 0; i < Math.ceil(Math.max(3, Math.ceil(runs / 3)) / ROUNDS); i++) {
+          for (let i = 0; i < Math.ceil(serviceRuns / ROUNDS); i++) {
             const start = process.hrtime.bigint();
             await jsonLanguageService(text);
             samples[impl].push(Number(process.hrtime.bigint() - start) / 1e6);

@@ -515,7 +515,7 @@ class TenxGraphServer {
       return cached;
     const options = this.auditOptions(graph, agents.candidates);
     // A keystroke inside a string reuses the previous version's tree (not kept by this state: no chain of versions).
-    const previousTree = cached?.uri === uri ? cached.analysis?.flatTree : undefined;
+    const previousTree = cached?.analysis?.flatTree;
     const analysis = analyzeConfig(text, previousTree ? { ...options, previous: { flatTree: previousTree } } : options);
     // A text that is not JSON keeps the last `agent` read; a JSON text without one has none.
     const agentSpec = analysis.flatTree ? agentSpecOf(analysis) : agentHint;
