@@ -1,7 +1,7 @@
 import { VERSION } from '../version';
 import type { AuditOptions, GraphNode, Problem, ProblemCode } from './types';
 import { RULES } from './catalog';
-import { type RuleContext, buildToolViews } from './context';
+import { type RuleContext, type ToolView, buildToolViews } from './context';
 import type { JsonNode } from './parse';
 import { Kind, NONE, parseTree, reuseTree, type Tree } from './tree';
 import { collectSyntaxProblems } from './rules/invalid-json';
@@ -105,7 +105,7 @@ export function analyzeConfig(text: string, options: AuditOptions = {}): Analysi
       return tree.toJsonNode();
     },
   };
-  if (!problems.some((p) => p.severity === 'error')) analysis.config = extractConfig(tree);
+  if (!problems.some((p) => p.severity === 'error')) analysis.config = extractConfig(tree, tools);
   return analysis;
 }
 
@@ -124,16 +124,18 @@ function compareProblems(a: Problem, b: Problem): number {
   return a.offset - b.offset || a.length - b.length || CODE_ORDER.get(a.code)! - CODE_ORDER.get(b.code)! || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0);
 }
 
-function extractConfig(tree: Tree): ParsedConfig {
+function extractConfig(tree: Tree, tools: readonly ToolView[]): ParsedConfig {
   const raw = tree.value(tree.root) as Record<string, unknown>;
-  const list = raw.remote_tools;
   const remoteTools: RemoteToolSchema[] = [];
-  for (const tool of Array.isArray(list) ? (list as Array<Record<string, unknown>>) : []) {
+  // As the server uses them: `node` (or `node_name`), `name` and `description` trimmed, and the
+  // missing parts of `parameters` filled in.
+  for (const tool of tools) {
+    const given = tool.parameters !== NONE ? (tree.value(tool.parameters) as Record<string, unknown>) : {};
     remoteTools.push({
-      node: tool.node as string,
-      name: tool.name as string,
-      description: tool.description as string,
-      parameters: (tool.parameters as RemoteToolSchema['parameters']) ?? { type: 'object', properties: {}, required: [] },
+      node: tool.valid.node!,
+      name: tool.valid.name!,
+      description: tool.valid.description!,
+      parameters: { ...given, type: 'object', properties: (given.properties as Record<string, unknown>) ?? {}, required: (given.required as string[]) ?? [] },
     });
   }
   return { agent: raw.agent as string, remoteTools, raw };

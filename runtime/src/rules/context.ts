@@ -1,5 +1,6 @@
 import type { AuditOptions, Fix, Graph, GraphNode, ProblemCode, RelatedLocation } from './types';
 import { Kind, NONE, type Tree } from './tree';
+import { pythonStrip } from './python';
 
 /** The three string fields every remote tool needs. */
 export const STRING_FIELDS = ['node', 'name', 'description'] as const;
@@ -13,10 +14,13 @@ export class ToolView {
   /** The value node of each string field as a strict parser keeps it, or NONE. */
   readonly field: Record<StringField, number>;
   /**
-   * The field's text when it is a non-blank string, else undefined. A field that fails
-   * `not-a-string` or `blank-field` is judged by no other rule.
+   * The field's text as the server uses it, trimmed (Python's `str.strip()`), when it is a
+   * string that is not blank; else undefined. A field that fails `not-a-string` or
+   * `blank-field` is judged by no other rule.
    */
   readonly valid: Record<StringField, string | undefined>;
+  /** Whether `node` is spelt `node_name`, the server's other name for it. */
+  readonly nodeNamed: boolean;
 
   constructor(
     readonly index: number,
@@ -32,9 +36,16 @@ export class ToolView {
     /** Properties whose key is not an allowed field, in document order. */
     readonly unknownFields: number[] | undefined,
     tree: Tree,
+    nodeNamed = false,
   ) {
     this.field = { node, name, description };
     this.valid = { node: validString(tree, node), name: validString(tree, name), description: validString(tree, description) };
+    this.nodeNamed = nodeNamed;
+  }
+
+  /** The key a field is written with in the file (`node` may be `node_name`). */
+  fieldKey(field: StringField): string {
+    return field === 'node' && this.nodeNamed ? 'node_name' : field;
   }
 
   /** How messages name the tool: by its name, or by its index when it has none. */
@@ -85,6 +96,7 @@ export function buildToolViews(tree: Tree): { toolList: number; tools: ToolView[
   for (let object = tree.first[list]; object !== NONE; object = tree.next[object], index++) {
     if (tree.kind[object] !== Kind.Object) continue;
     let node = NONE;
+    let nodeName = NONE;
     let name = NONE;
     let description = NONE;
     let parameters = NONE;
@@ -94,10 +106,23 @@ export function buildToolViews(tree: Tree): { toolList: number; tools: ToolView[
       const key = tree.first[p];
       const value = tree.next[key];
       if (tree.stringEquals(key, 'node')) node = value;
+      else if (tree.stringEquals(key, 'node_name')) nodeName = p;
       else if (tree.stringEquals(key, 'name')) name = value;
       else if (tree.stringEquals(key, 'description')) description = value;
       else if (tree.stringEquals(key, 'parameters')) parameters = value;
       else (unknownFields ??= []).push(p);
+    }
+    // `node_name` is the server's own name of `node`: alone it is `node`; beside `node` the
+    // server refuses it as a field it does not know.
+    let nodeNamed = false;
+    if (nodeName !== NONE) {
+      if (node === NONE) {
+        node = tree.valueOfProperty(nodeName);
+        nodeNamed = true;
+      } else {
+        for (let p = tree.first[object]; p !== NONE; p = tree.next[p]) if (tree.stringEquals(tree.first[p], 'node_name')) (unknownFields ??= []).push(p);
+        unknownFields!.sort((a, b) => tree.start[a] - tree.start[b]);
+      }
     }
     let schema: ToolView['schema'] = undefined;
     if (parameters !== NONE && tree.kind[parameters] === Kind.Object) {
@@ -109,37 +134,15 @@ export function buildToolViews(tree: Tree): { toolList: number; tools: ToolView[
         else if (tree.stringEquals(key, 'required')) schema.required = tree.next[key];
       }
     }
-    tools.push(new ToolView(index, object, node, name, description, parameters, schema, unknownFields, tree));
+    tools.push(new ToolView(index, object, node, name, description, parameters, schema, unknownFields, tree, nodeNamed));
   }
   return { toolList: list, tools };
 }
 
 function validString(tree: Tree, node: number): string | undefined {
   if (node === NONE || tree.kind[node] !== Kind.String) return undefined;
-  const value = tree.string(node);
-  return isBlank(value) ? undefined : value;
-}
-
-/** Whether `value` is empty or only white space (without allocating, unlike trim()). */
-function isBlank(value: string): boolean {
-  for (let i = 0; i < value.length; i++) {
-    const ch = value.charCodeAt(i);
-    if (
-      ch > 32 &&
-      ch !== 0xa0 &&
-      ch !== 0xfeff &&
-      !(ch >= 0x2000 && ch <= 0x200a) &&
-      ch !== 0x2028 &&
-      ch !== 0x2029 &&
-      ch !== 0x202f &&
-      ch !== 0x205f &&
-      ch !== 0x3000 &&
-      ch !== 0x1680
-    )
-      return false;
-    if (ch < 32 && ch !== 9 && ch !== 10 && ch !== 11 && ch !== 12 && ch !== 13) return false;
-  }
-  return true;
+  const value = pythonStrip(tree.string(node));
+  return value === '' ? undefined : value;
 }
 
 /** The `{` of an object: where a missing field's problem stands. */

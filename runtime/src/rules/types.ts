@@ -34,6 +34,24 @@ export type ProblemCode =
   | 'invalid-property-schema'
   | 'vague-description'
   | 'tool-not-attached'
+  | 'setting-wrong-type'
+  | 'setting-out-of-range'
+  | 'setting-unknown-value'
+  | 'invalid-import-path'
+  | 'invalid-network'
+  | 'auth-invalid'
+  | 'setting-invalid'
+  | 'unknown-key'
+  | 'env-var-not-set'
+  | 'env-file-missing'
+  | 'module-not-found'
+  | 'setting-not-applied'
+  | 'rate-limit-per-process'
+  | 'rate-limit-backend-unbound'
+  | 'rbac-no-roles'
+  | 'nothing-traced'
+  | 'agent-not-importable'
+  | 'untrimmed-field'
   | 'internal-error';
 
 /** Replace `length` code units at `offset` with `newText`. Offsets refer to the original text. */
@@ -122,8 +140,24 @@ export interface Graph {
   stale?: boolean;
 }
 
+/**
+ * What a front end can tell the rule set of the place the config lives and the server runs,
+ * without the rule set reading a file: the settings rules that depend on files or the
+ * environment use it, and are skipped without it.
+ */
+export interface ConfigFiles {
+  /** Whether a file exists, by a path relative to the config's folder. */
+  fileExists?(path: string): boolean;
+  /** The names (never the values) of the variables a dotenv file sets, by its path relative to the config's folder; undefined when it cannot be read. */
+  envNames?(path: string): ReadonlySet<string> | undefined;
+  /** The names of the variables set in the environment the server runs in, when known (the start-up of `10xgraph api`). */
+  environment?: ReadonlySet<string>;
+}
+
 /** Options of one audit. */
 export interface AuditOptions {
+  /** The files beside the config and the environment, as far as the front end knows them. */
+  files?: ConfigFiles;
   /** The graph, when known; without it the graph rules are skipped. */
   graph?: Graph;
   /**

@@ -22,6 +22,24 @@ import { invalidToolName } from './invalid-tool-name';
 import { invalidPropertySchema } from './invalid-property-schema';
 import { vagueDescription } from './vague-description';
 import { toolNotAttached } from './tool-not-attached';
+import { settingWrongType } from './setting-wrong-type';
+import { settingOutOfRange } from './setting-out-of-range';
+import { settingUnknownValue } from './setting-unknown-value';
+import { invalidImportPath } from './invalid-import-path';
+import { invalidNetwork } from './invalid-network';
+import { authInvalid } from './auth-invalid';
+import { settingInvalid } from './setting-invalid';
+import { unknownKey } from './unknown-key';
+import { envVarNotSet } from './env-var-not-set';
+import { envFileMissing } from './env-file-missing';
+import { moduleNotFound } from './module-not-found';
+import { settingNotApplied } from './setting-not-applied';
+import { rateLimitPerProcess } from './rate-limit-per-process';
+import { rateLimitBackendUnbound } from './rate-limit-backend-unbound';
+import { rbacNoRoles } from './rbac-no-roles';
+import { nothingTraced } from './nothing-traced';
+import { agentNotImportable } from './agent-not-importable';
+import { untrimmedField } from './untrimmed-field';
 
 /** Every rule run on a parsed text (`invalid-json` is judged by the parse itself). */
 export const ALL_RULES: readonly Rule[] = [
@@ -48,4 +66,22 @@ export const ALL_RULES: readonly Rule[] = [
   nodeNotToolNode,
   nameConflictsWithServerTool,
   toolNotAttached,
+  settingWrongType,
+  settingOutOfRange,
+  settingUnknownValue,
+  invalidImportPath,
+  invalidNetwork,
+  authInvalid,
+  settingInvalid,
+  unknownKey,
+  envVarNotSet,
+  envFileMissing,
+  moduleNotFound,
+  settingNotApplied,
+  rateLimitPerProcess,
+  rateLimitBackendUnbound,
+  rbacNoRoles,
+  nothingTraced,
+  agentNotImportable,
+  untrimmedField,
 ];

@@ -7,7 +7,6 @@ import type { Fix } from '../types';
 const SURE: ReadonlyMap<string, (typeof TOOL_FIELDS)[number]> = aliases({
   desc: 'description',
   descr: 'description',
-  node_name: 'node',
   nodename: 'node',
   tool_node: 'node',
   toolnode: 'node',
@@ -64,6 +63,16 @@ export const unknownField: Rule = {
       for (const property of tool.unknownFields ?? []) {
         const key = tree.keyOf(property);
         const name = tree.string(key);
+        if (name === 'node_name') {
+          // Only beside `node` is `node_name` an unknown field: alone, it is the node.
+          report({
+            code: 'unknown-field',
+            message: `${tool.label} has both "node" and "node_name", two names of one field: the server refuses a tool that gives both. Remove one.`,
+            node: key,
+            fixes: [{ title: 'Remove "node_name"', edits: [removePropertyEdit(tree, property)], isPreferred: true }],
+          });
+          continue;
+        }
         const closest = closestToolField(name);
         const target = closest?.field;
         const fixes: Fix[] = [];
@@ -81,7 +90,7 @@ export const unknownField: Rule = {
         const hint = target ? (renameFree ? ` Did you mean "${target}"?` : ` ("${target}" is already set: remove this one.)`) : '';
         report({
           code: 'unknown-field',
-          message: `Unknown field "${shown(name)}" on ${tool.label}: a remote tool takes only "node", "name", "description" and "parameters".${hint}`,
+          message: `Unknown field "${shown(name)}" on ${tool.label}: a remote tool takes only "node" (or "node_name"), "name", "description" and "parameters"; the server refuses any other.${hint}`,
           node: key,
           fixes,
         });

@@ -1,0 +1,17 @@
+import { type Rule, Kind, NONE, shown } from '../context';
+import { envFileOf } from '../environment';
+
+/** `env-file-missing`: the `env` file the config names does not exist beside it (the server skips it silently). */
+export const envFileMissing: Rule = {
+  code: 'env-file-missing',
+  check({ tree, root, options, report }) {
+    if (tree.kind[root] !== Kind.Object || !options.files?.fileExists) return;
+    const path = envFileOf(tree, root);
+    if (path === undefined || options.files.fileExists(path)) return;
+    report({
+      code: 'env-file-missing',
+      message: `The env file "${shown(path)}" does not exist beside this file: the server skips it silently, so none of its variables are set.`,
+      node: tree.get(root, 'env') === NONE ? root : tree.get(root, 'env'),
+    });
+  },
+};
