@@ -10,6 +10,8 @@ import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '../rules/index';
 import { loadConfigAgent } from '../agent/loadAgent';
 import { ConfigReadError, displayPath, readConfigText } from '../workspace/configFile';
+import { configFilesOf, defaultConfigPath, loadEnvFile } from '../workspace/configFiles';
+import { FILE_FIELDS } from '../rules/fields';
 import { createLogger, type ApiLogger, type LogFormat, type LogLevel } from './log';
 import { isLoopbackAddress, OriginSettingError, splitList } from './origin';
 import { createApiServer, type ApiServer } from './server';
@@ -83,6 +85,24 @@ export interface PreparedAgent {
   warningLines: string[];
   /** Remote tools attached per node name. */
   attached: Map<string, number>;
+  /** The top-level keys of the file this server reads but does not apply (settings of the Python server). */
+  notApplied: string[];
+  /** The names the `env` file set in the environment. */
+  envLoaded: string[];
+}
+
+/** The top-level keys `10xgraph api` applies; every other known key is a setting of the Python 10xGraph server. */
+const APPLIED_KEYS = new Set(['agent', 'remote_tools', 'env']);
+
+/** The `env` path a config names, read without judging the rest of the file. */
+function envPathOf(text: string): string | undefined {
+  try {
+    const root = JSON.parse(text) as unknown;
+    const env = root && typeof root === 'object' && !Array.isArray(root) ? (root as Record<string, unknown>).env : undefined;
+    return typeof env === 'string' && env !== '' ? env : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -92,17 +112,24 @@ export interface PreparedAgent {
 export async function prepareAgent(configPath: string, shown = displayPath(configPath)): Promise<PreparedAgent> {
   const text = readConfig(configPath, shown);
   const lines = new LineIndex(text);
-  const errorLines = (problems: Problem[]) => problems.filter((p) => p.severity === 'error').map((p) => formatProblemLine(shown, lines, p));
+  // The server's own environment is known here: a variable the config needs and nobody set
+  // (`env-var-not-set`, a warning in the editor) stops this server as it stops the Python one.
+  const fatal = (p: Problem) => p.severity === 'error' || p.code === 'env-var-not-set';
+  const errorLines = (problems: Problem[]) => problems.filter(fatal).map((p) => formatProblemLine(shown, lines, p).replace(': warning [env-var-not-set]', ': error [env-var-not-set]'));
+  // As the 10xGraph server does: the env file is loaded before the agent module is imported.
+  const envPath = envPathOf(text);
+  const envLoaded = envPath === undefined ? [] : loadEnvFile(configPath, envPath);
+  const files = () => configFilesOf(configPath, new Set(Object.keys(process.env)));
   // The agent's module is needed before the graph rules can be judged. When it cannot be had,
   // the file is refused on its own problems (a file too broken to name an agent always has some).
   const loaded = await loadConfigAgent(configPath, text);
   if (!loaded.ok) {
-    const errors = errorLines(analyzeConfig(text).problems);
+    const errors = errorLines(analyzeConfig(text, { files: files() }).problems);
     if (errors.length) throw new ApiStartupError(1, errors);
     throw new ApiStartupError(2, [loaded.error ?? `${shown}: cannot find the agent to load; set "agent": "module:export".`]);
   }
   const graph = loaded.graph;
-  const analysis = analyzeConfig(text, { graph: graph.toRuleGraph() });
+  const analysis = analyzeConfig(text, { graph: graph.toRuleGraph(), files: files() });
   const errors = errorLines(analysis.problems);
   if (errors.length || !analysis.config) throw new ApiStartupError(1, errors);
   const groups = new Map<string, RemoteToolSchema[]>();
@@ -121,7 +148,8 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
     }
   }
   const warningLines = analysis.problems.filter((p) => p.severity === 'warning').map((p) => formatProblemLine(shown, lines, p));
-  return { graph, problems: analysis.problems, warningLines, attached };
+  const notApplied = Object.keys(analysis.config.raw).filter((key) => Object.prototype.hasOwnProperty.call(FILE_FIELDS, key) && !APPLIED_KEYS.has(key));
+  return { graph, problems: analysis.problems, warningLines, attached, notApplied, envLoaded };
 }
 
 /**
@@ -130,7 +158,7 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
  * listening when the config has errors or the server cannot run.
  */
 export async function startApiServer(options: StartApiOptions = {}): Promise<RunningApiServer> {
-  const configPath = options.configPath ?? '10xgraph.json';
+  const configPath = options.configPath ?? defaultConfigPath();
   const log = options.log ?? createLogger({ level: options.logLevel, format: options.logFormat });
   const shown = displayPath(configPath);
   const prepared = await prepareAgent(configPath, shown);
@@ -138,6 +166,9 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
   // Node names come from the agent module and the config: escaped, as every log line of text.
   log.info(escapeControl(`Attached ${total} configured remote tools${prepared.attached.size ? ` (to ${[...prepared.attached.keys()].join(', ')})` : ''}`));
   for (const line of prepared.warningLines) log.warn(escapeControl(line));
+  if (prepared.envLoaded.length) log.info(`Loaded ${prepared.envLoaded.length} variable${prepared.envLoaded.length === 1 ? '' : 's'} from the env file`);
+  if (prepared.notApplied.length)
+    log.info(`Not applied by 10xgraph api (settings of the Python 10xGraph server, 10xgraph-api): ${prepared.notApplied.join(', ')}`, { event: 'settings_not_applied' });
   const dbValue = options.db ?? (process.env.TENXGRAPH_DATABASE_URL || join(dirname(resolve(configPath)), '.10xgraph', 'threads.sqlite'));
   let store: ThreadStore;
   try {

@@ -18,7 +18,7 @@ const HELP = `usage: 10xgraph api [--config FILE] [--host HOST] [--port PORT] [-
 Checks the config with the rule set, loads its agent module and serves the graph over HTTP
 and WebSocket. Refuses to start (exit 1) on any error in the config.
 
-  --config FILE   the config (default ./10xgraph.json)
+  --config FILE   the config (default ./10xgraph.json, or ./agentflow.json when only that exists)
   --host HOST     the address to listen on (default 127.0.0.1)
   --port PORT     the port (default 8000; 0 picks a free one)
   --db FILE|URL   where threads are kept: a SQLite file (default .10xgraph/threads.sqlite
@@ -49,7 +49,7 @@ closes the thread database and exits 0.
 Exit status: 0 stopped cleanly, 1 errors in the config, 2 could not run.`;
 
 function parseArgs(argv: string[]): StartApiOptions | 'help' {
-  const options: StartApiOptions = { configPath: '10xgraph.json', host: '127.0.0.1', port: 8000 };
+  const options: StartApiOptions = { host: '127.0.0.1', port: 8000 };
   const corsOrigins: string[] = [];
   const allowedHosts: string[] = [];
   for (const { flag, value } of readArgs(argv)) {

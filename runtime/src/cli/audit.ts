@@ -8,6 +8,7 @@ import { dirname, resolve, relative } from 'node:path';
 import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type AuditOptions, type Problem, type ProblemCode } from '../rules/index';
 import { findAgentCandidates } from '../workspace/agentCandidates';
 import { ConfigReadError, displayPath, readConfigFile, readConfigStream, type ConfigFile } from '../workspace/configFile';
+import { configFilesOf, defaultConfigPath } from '../workspace/configFiles';
 import { FileChangedError, writeFixedFile } from './fixFile';
 import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
 import type { GraphSource } from './auditGraph';
@@ -18,7 +19,7 @@ const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/ru
 
 const HELP = `usage: 10xgraph audit [FILE | -] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]
 
-Checks FILE (default ./10xgraph.json; - reads standard input) with the rule set the server
+Checks FILE (default ./10xgraph.json, or ./agentflow.json when only that exists; - reads standard input) with the rule set the server
 runs at start-up.
 
 By default the node names are checked against the graph of the agent module the file names:
@@ -46,7 +47,7 @@ interface AuditArgs {
 }
 
 function parseArgs(argv: string[]): AuditArgs | 'help' {
-  const args: AuditArgs = { file: '10xgraph.json', noGraph: false, format: 'text', fix: false, timeoutMs: 2000 };
+  const args: AuditArgs = { file: '', noGraph: false, format: 'text', fix: false, timeoutMs: 2000 };
   let fileSeen = false;
   for (const { flag, value } of readArgs(argv)) {
     switch (flag) {
@@ -102,7 +103,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   // `-` is standard input: the agent module is looked for in the working folder, as for a
   // ./10xgraph.json, and there is no file for --fix to write.
   const stdin = args.file === '-';
-  const path = resolve(stdin ? '10xgraph.json' : args.file);
+  const path = resolve(stdin ? '10xgraph.json' : args.file || defaultConfigPath());
   const shown = stdin ? '<stdin>' : displayPath(path);
   let text: string;
   let read: ConfigFile | undefined;
@@ -144,7 +145,8 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
 
   // The modules beside the file are read (never run) only to suggest an "agent" when it is
   // missing; with --no-graph the folder is not looked at at all.
-  const options: AuditOptions = source.graph ? { graph: source.graph } : {};
+  // The files beside the config (the env file's names, never its values; which modules exist).
+  const options: AuditOptions = { ...(source.graph ? { graph: source.graph } : {}), ...(stdin ? {} : { files: configFilesOf(path) }) };
   const judge = (judged: string, problems: Problem[]): Problem[] => {
     if (args.noGraph || !problems.some((p) => p.code === 'agent-missing')) return problems;
     return analyzeConfig(judged, { ...options, agentCandidates: findAgentCandidates(dirname(path)) }).problems;
