@@ -3,7 +3,7 @@
  * parse), JSON.parse (the floor without positions) and vscode-json-languageservice with the
  * schema (what an editor does with a schema alone), on generated configs of 100 to 50,000 tools.
  */
-import { generateConfig } from './generate';
+import { generateConfig, generateConfigWithSettings } from './generate';
 import { SYNC, jsonLanguageService } from './implementations';
 import { collectGarbage, median, ms, peakMemoryMiB, ratio, table, timeRuns } from './measure';
 
@@ -25,7 +25,7 @@ function runsFor(tools: number): number {
 }
 
 /** Runs the audit benchmark and returns its Markdown section and data. */
-export async function benchAudit(log: (line: string) => void = () => undefined): Promise<{ markdown: string; data: AuditBenchData }> {
+export async function benchAudit(log: (line: string) => void = () => undefined): Promise<{ markdown: string; data: AuditBenchData & { settingsCostMs?: number } }> {
   const data: AuditBenchData = { times: {}, memory: {}, bytes: {} };
   for (const impl of IMPLS) {
     data.times[impl] = {};
@@ -61,6 +61,19 @@ export async function benchAudit(log: (line: string) => void = () => undefined):
     log(`audit bench: ${tools} tools done`);
   }
 
+  // What judging every setting costs: the same file with and without them, in turns.
+  const settingsAt = 100;
+  const plain = generateConfig(settingsAt);
+  const withSettings = generateConfigWithSettings(settingsAt);
+  const plainSamples: number[] = [];
+  const settingsSamples: number[] = [];
+  for (let round = 0; round < ROUNDS * 3; round++) {
+    collectGarbage();
+    plainSamples.push(...timeRuns(() => SYNC.audit(plain), 31, 2));
+    settingsSamples.push(...timeRuns(() => SYNC.audit(withSettings), 31, 2));
+  }
+  const settingsCost = median(settingsSamples) - median(plainSamples);
+
   const rows = SIZES.map((tools) => {
     const t = (impl: string) => data.times[impl][tools];
     return [
@@ -94,6 +107,9 @@ ${table(['tools', 'size', 'audit', 'visit', 'parseTree', 'JSON.parse', 'json-lan
 Targets (issue 2): at 10,000 tools the audit within 1.5× of \`visit\`: ${ratio(at10k)}, ${verdict(at10k <= 1.5)};
 at least 3× faster than vscode-json-languageservice: ${ratio(speedup)}, ${verdict(speedup >= 3)};
 growth from 10,000 to 50,000 tools at most 6×: ${ratio(growth)}, ${verdict(growth <= 6)}.
+
+Every setting judged (issue 17): a ${settingsAt}-tool file with every key of \`bench/generate.ts\`'s \`EVERY_SETTING\` set
+audits in ${ms(median(settingsSamples))} ms against ${ms(median(plainSamples))} ms without them: ${settingsCost.toFixed(3)} ms more, target at most 1 ms: ${verdict(settingsCost <= 1)}.
 
 Peak memory in MiB above the process's resident size with the text loaded (one run in a fresh process each):
 

@@ -3,8 +3,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { RULES, applySafeFixes, auditConfig, ruleDocsAnchor, type Fix, type ProblemCode } from '../../runtime/src/rules/index';
-import { RULES_DOC_PATH, exampleGraph, readDocSections, serverStartedWithExample, type DocSection } from './docsExamples';
+import { RULES, applySafeFixes, auditConfig, ruleDocsAnchor, type AuditOptions, type Fix, type ProblemCode } from '../../runtime/src/rules/index';
+import { RULES_DOC_PATH, exampleFiles, exampleGraph, readDocSections, serverStartedWithExample, type DocExample, type DocSection } from './docsExamples';
 
 const CODES = Object.keys(RULES) as ProblemCode[];
 /** Codes no file is meant to produce: documented, without examples. */
@@ -12,6 +12,11 @@ const WITHOUT_EXAMPLES = new Set<ProblemCode>(['internal-error']);
 
 const sections = readDocSections();
 const ruleSections = new Map(sections.filter((s) => s.heading in RULES).map((s) => [s.heading as ProblemCode, s]));
+
+/** How an example is judged: against the example graph, in the example folder. */
+function optionsOf(code: ProblemCode, example: DocExample): AuditOptions {
+  return { graph: exampleGraph(example.text, serverStartedWithExample(code, example)), files: exampleFiles() };
+}
 
 function sectionOf(code: ProblemCode): DocSection {
   const section = ruleSections.get(code);
@@ -64,7 +69,7 @@ describe('docs/rules.md', () => {
       test(`each wrong example yields ${code}, and any other code it yields is named in the section`, () => {
         const section = sectionOf(code);
         for (const example of section.examples.filter((e) => e.kind === 'wrong')) {
-          const problems = auditConfig(example.text, { graph: exampleGraph(example.text, serverStartedWithExample(code, example)) });
+          const problems = auditConfig(example.text, optionsOf(code, example));
           const mine = problems.filter((p) => p.code === code);
           assert.ok(mine.length > 0, `docs/rules.md:${example.line} (${example.label}) yields ${JSON.stringify(problems.map((p) => p.code))}, not ${code}`);
           for (const p of mine) assert.equal(p.severity, RULES[code].severity);
@@ -77,7 +82,7 @@ describe('docs/rules.md', () => {
 
       test('each fixed example has no problem at all', () => {
         for (const example of sectionOf(code).examples.filter((e) => e.kind === 'fixed')) {
-          const problems = auditConfig(example.text, { graph: exampleGraph(example.text, serverStartedWithExample(code, example)) });
+          const problems = auditConfig(example.text, optionsOf(code, example));
           assert.deepEqual(
             problems.map((p) => `${p.code}: ${p.message}`),
             [],
@@ -90,7 +95,7 @@ describe('docs/rules.md', () => {
         const section = sectionOf(code);
         const offered = new Map<string, Fix>();
         for (const example of section.examples.filter((e) => e.kind === 'wrong')) {
-          const problems = auditConfig(example.text, { graph: exampleGraph(example.text, serverStartedWithExample(code, example)) });
+          const problems = auditConfig(example.text, optionsOf(code, example));
           for (const p of problems.filter((x) => x.code === code)) for (const fix of p.fixes ?? []) offered.set(fix.title, fix);
         }
         assert.deepEqual(section.fixes.map((f) => f.title).sort(), [...offered.keys()].sort(), 'the "- `title`" lines of the section against the fixes the rule set offers');
@@ -109,7 +114,7 @@ describe('docs/rules.md', () => {
 
       test('a wrong example offered a safe fix loses its problem under 10xgraph audit --fix', () => {
         for (const example of sectionOf(code).examples.filter((e) => e.kind === 'wrong')) {
-          const options = { graph: exampleGraph(example.text, serverStartedWithExample(code, example)) };
+          const options = optionsOf(code, example);
           const problems = auditConfig(example.text, options).filter((p) => p.code === code);
           if (problems.length === 0 || !problems.every((p) => p.fixes?.some((f) => f.safe))) continue;
           const fixed = applySafeFixes(example.text, options);

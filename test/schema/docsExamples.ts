@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Graph, GraphTool } from '../../runtime/src/rules/index';
+import type { ConfigFiles, Graph, GraphTool } from '../../runtime/src/rules/index';
+import { pythonStrip } from '../../runtime/src/rules/python';
 
 export const RULES_DOC_PATH = join(__dirname, '..', '..', 'docs', 'rules.md');
 
@@ -93,7 +94,8 @@ function readExamples(section: DocSection): DocExample[] {
  * The graph the examples are judged against (docs/rules.md, "The examples"): a running server
  * whose graph has a model node `agent`, a ToolNode `TOOL` carrying the server tool `get_time`,
  * and a function node `format_answer`. With `attach`, the server was started with `text`, so
- * `TOOL` also lists the text's tools on it as remote tools.
+ * `TOOL` also lists the text's tools on it as remote tools, named and placed as the server reads
+ * them (trimmed, `node_name` standing for `node`).
  */
 export function exampleGraph(text: string, attach: boolean): Graph {
   const tools: GraphTool[] = [{ name: 'get_time', description: 'Get the current time on the server.', source: 'local' }];
@@ -106,8 +108,10 @@ export function exampleGraph(text: string, attach: boolean): Graph {
     }
     const list = (config as { remote_tools?: unknown } | undefined)?.remote_tools;
     for (const tool of Array.isArray(list) ? list : []) {
-      const { node, name, description } = (tool ?? {}) as Record<string, unknown>;
-      if (node === 'TOOL' && typeof name === 'string') tools.push({ name, description: typeof description === 'string' ? description : undefined, source: 'remote' });
+      const { node, node_name, name, description } = (tool ?? {}) as Record<string, unknown>;
+      const placed = node ?? node_name;
+      if (typeof placed === 'string' && pythonStrip(placed) === 'TOOL' && typeof name === 'string')
+        tools.push({ name: pythonStrip(name), description: typeof description === 'string' ? pythonStrip(description) : undefined, source: 'remote' });
     }
   }
   return {
@@ -123,6 +127,23 @@ export function exampleGraph(text: string, attach: boolean): Graph {
       { source: 'TOOL', target: 'agent' },
       { source: 'agent', target: 'format_answer' },
     ],
+  };
+}
+
+/** The files beside every example (docs/rules.md, "The examples"). */
+const EXAMPLE_FILES: ReadonlySet<string> = new Set(['graph', 'graph/__init__.py', 'graph/dependencies.py', '.env']);
+/** The names the example folder's `.env` sets. */
+const EXAMPLE_ENV_NAMES: ReadonlySet<string> = new Set(['JWT_SECRET_KEY', 'JWT_ALGORITHM', 'REDIS_URL']);
+
+/**
+ * The folder the examples stand in, as the editor tells the rule set of it: the Python package
+ * `graph` (`graph/__init__.py`, `graph/dependencies.py`) and the env file `.env`, which sets
+ * `JWT_SECRET_KEY`, `JWT_ALGORITHM` and `REDIS_URL`. The environment the server runs in is unknown.
+ */
+export function exampleFiles(): ConfigFiles {
+  return {
+    fileExists: (path) => EXAMPLE_FILES.has(path),
+    envNames: (path) => (path === '.env' ? EXAMPLE_ENV_NAMES : undefined),
   };
 }
 

@@ -14,14 +14,18 @@ export function envFileOf(tree: Tree, root: number): string | undefined {
   return path === '' ? undefined : path;
 }
 
-/** Whether a variable is set where the server will run, as far as the front end knows, and how a message names that place. */
-export function envNameCheck(tree: Tree, root: number, options: AuditOptions): { defined: (name: string) => boolean; where: string } {
+/**
+ * Whether a variable is set where the server will run, as far as the front end knows, and the
+ * clause a message ends with for a variable that is not: "which the env file ".env" does not set".
+ */
+export function envNameCheck(tree: Tree, root: number, options: AuditOptions): { defined: (name: string) => boolean; notSet: string } {
   const path = envFileOf(tree, root);
   const fromFile = path !== undefined ? options.files?.envNames?.(path) : undefined;
   const environment = options.files?.environment;
   const defined = (name: string) => (fromFile?.has(name) ?? false) || (environment?.has(name) ?? false);
-  const file = path === undefined ? 'no "env" file (none is named)' : fromFile ? `the env file "${path}"` : `the env file "${path}" (which could not be read)`;
-  return { defined, where: environment ? `neither the environment nor ${file}` : file };
+  const file = path === undefined ? undefined : fromFile ? `the env file "${path}"` : `the env file "${path}" (which could not be read)`;
+  if (environment) return { defined, notSet: file ? `which neither the environment nor ${file} sets` : 'which the environment does not set (and no "env" file is named)' };
+  return { defined, notSet: file ? `which ${file} does not set` : 'which no "env" file sets (none is named)' };
 }
 
 /**

@@ -73,6 +73,8 @@ export interface SettingSpec {
   stage: SettingStage;
   /** What reads the field when it is judged `later`, for messages ("every WebSocket handshake"). */
   readBy?: string;
+  /** What that reader does with a value it cannot take (default "refuses it"). */
+  onRefusal?: string;
   /** The fields of a `section`. */
   fields?: Readonly<Record<string, SettingSpec>>;
   /** Rules other than the settings rules that judge this field, for hover. */
@@ -167,7 +169,8 @@ const OBSERVABILITY: Record<string, SettingSpec> = {
     values: ['spans', 'standard', 'full'],
     lowercase: true,
     stage: 'later',
-    readBy: 'the tracing set-up, which falls back to "standard"',
+    readBy: 'the tracing set-up',
+    onRefusal: 'falls back to "standard" (with a warning)',
     help: 'How much a trace records: `spans`, `standard`, or `full` (prompts and tool input and output, which may hold personal data).',
   },
   logfire: {
@@ -242,7 +245,7 @@ export const RBAC_FIELDS: Readonly<Record<string, SettingSpec>> = {
   roles: { type: 'any', label: 'Roles', stage: 'start', help: 'Role name → list of scopes (`"*"` is every scope), e.g. `{"admin": ["*"], "viewer": ["graph:read"]}`.' },
   role_scopes: { type: 'any', label: 'Roles', stage: 'start', help: 'Another name of `roles`, read when `roles` is absent.' },
   default_scopes: { type: 'string-list', label: 'Default scopes', default: [], nullable: true, stage: 'start', help: 'The scopes every authenticated user has.' },
-  isolation: { type: 'enum', label: 'Isolation', default: 'owner', values: ['owner', 'none'], stage: 'later', readBy: 'the server, which reads any other value as "owner"', help: 'Whether users see only their own threads (`owner`) or all (`none`).' },
+  isolation: { type: 'enum', label: 'Isolation', default: 'owner', values: ['owner', 'none'], stage: 'later', readBy: 'the authorization check', onRefusal: 'reads it as "owner"', help: 'Whether users see only their own threads (`owner`) or all (`none`).' },
 };
 
 /** The built-in `authorization` backends, by name (compared after trimming and lower-casing). */
@@ -337,7 +340,8 @@ export const FILE_FIELDS: Readonly<Record<string, SettingSpec>> = {
     nullable: true,
     emptyIsUnset: true,
     stage: 'later',
-    readBy: 'nothing: the server does not read it',
+    readBy: 'the server',
+    onRefusal: 'never reads it',
     rules: ['setting-not-applied', 'module-not-found'],
     help: 'Not applied by the server: pass the checkpointer to `graph.compile()` instead.',
   },
@@ -356,7 +360,8 @@ export const FILE_FIELDS: Readonly<Record<string, SettingSpec>> = {
     nullable: true,
     emptyIsUnset: true,
     stage: 'later',
-    readBy: 'the ownership cache, which falls back to its in-process cache',
+    readBy: 'the ownership cache',
+    onRefusal: 'falls back to its in-process cache',
     rules: ['setting-not-applied'],
     help: 'The Redis shared by the ownership checks of `authorization`. Used as written: `$VAR` is not expanded (leave it out to use `REDIS_URL` from the environment).',
   },

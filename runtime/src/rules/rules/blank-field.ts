@@ -10,7 +10,7 @@ export const blankField: Rule = {
         if (tool.valid[field] !== undefined || value === NONE || tree.kind[value] !== Kind.String) continue;
         report({
           code: 'blank-field',
-          message: `"${field}" of ${tool.label} is ${tree.string(value) === '' ? 'empty' : 'only white space'}: fill it in.`,
+          message: `"${tool.fieldKey(field)}" of ${tool.label} is ${tree.string(value) === '' ? 'empty' : 'only white space'}: fill it in.`,
           node: value,
         });
       }

@@ -21,7 +21,7 @@ export const envVarNotSet: Rule = {
       if (missing.length) {
         report({
           code: 'env-var-not-set',
-          message: `"${shown(text)}" names ${missing.map((n) => `$${n}`).join(', ')}, which ${env.where} does not set: unless the environment the server runs in sets it, the server refuses the value and does not start.`,
+          message: `"${shown(text)}" names ${missing.map((n) => `$${n}`).join(', ')}, ${env.notSet}: unless the environment the server runs in sets it, the server refuses the value and does not start.`,
           node: url,
         });
       }
@@ -32,7 +32,7 @@ export const envVarNotSet: Rule = {
       if (missing.length) {
         report({
           code: 'env-var-not-set',
-          message: `"auth": "jwt" needs ${missing.join(' and ')}, which ${env.where} does not set: unless the environment the server runs in sets ${missing.length > 1 ? 'them' : 'it'}, the server refuses to start.`,
+          message: `"auth": "jwt" needs ${missing.join(' and ')}, ${env.notSet}: unless the environment the server runs in sets ${missing.length > 1 ? 'them' : 'it'}, the server refuses to start.`,
           node: auth,
         });
       }

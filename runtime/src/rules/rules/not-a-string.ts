@@ -8,7 +8,7 @@ export const notAString: Rule = {
       for (const field of STRING_FIELDS) {
         const value = tool.field[field];
         if (value === NONE || tree.kind[value] === Kind.String) continue;
-        report({ code: 'not-a-string', message: `"${field}" of ${tool.label} must be a string, not ${describeType(tree, value)}.`, node: value });
+        report({ code: 'not-a-string', message: `"${tool.fieldKey(field)}" of ${tool.label} must be a string, not ${describeType(tree, value)}.`, node: value });
       }
     }
   },

@@ -19,7 +19,7 @@ export const settingInvalid: Rule = {
       if (why || value) {
         report({
           code: 'setting-invalid',
-          message: `${why ?? value!.message}. The server starts, but ${reader} refuses it.${value?.hint ?? ''}`,
+          message: `${why ?? value!.message}. The server starts, but ${reader} ${spec.onRefusal ?? 'refuses it'}.${value?.hint ?? ''}`,
           node: place.value,
           ...(value?.fixes ? { fixes: value.fixes } : {}),
         });

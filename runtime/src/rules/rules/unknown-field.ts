@@ -67,7 +67,7 @@ export const unknownField: Rule = {
           // Only beside `node` is `node_name` an unknown field: alone, it is the node.
           report({
             code: 'unknown-field',
-            message: `${tool.label} has both "node" and "node_name", two names of one field: the server refuses a tool that gives both. Remove one.`,
+            message: `${tool.label.charAt(0).toUpperCase()}${tool.label.slice(1)} has both "node" and "node_name", two names of one field: the server refuses a tool that gives both. Remove one.`,
             node: key,
             fixes: [{ title: 'Remove "node_name"', edits: [removePropertyEdit(tree, property)], isPreferred: true }],
           });

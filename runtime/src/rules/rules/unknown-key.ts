@@ -15,6 +15,8 @@ export const unknownKey: Rule = {
         const key = tree.keyOf(p);
         const name = tree.string(key);
         if (Object.prototype.hasOwnProperty.call(fields, name)) continue;
+        // `$schema` is read by editors, not by the server, and harms nothing there.
+        if (name === '$schema' && object === root) continue;
         const [best] = byCloseness(name, known);
         const typo = best !== undefined && isLikelyTypo(name, best);
         const free = typo && tree.property(object, best) === NONE;
