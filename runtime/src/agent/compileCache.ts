@@ -76,7 +76,7 @@ export class AgentCompileCache {
     return new AgentCompileCache(file, join(folder, `${entryName(`${FORMAT}\0${VERSION}\0${compilerVersion}\0${file}`)}.json`));
   }
 
-  /** The cached code of the module when every input and package is as it was compiled; otherwise undefined. */
+  /** The cached code of the module when the entry is to be believed and everything it was compiled from is as it was; otherwise undefined. */
   read(): string | undefined {
     const text = readTrusted(this.entryPath);
     if (text === undefined) return undefined;
@@ -112,8 +112,12 @@ export class AgentCompileCache {
   write(compiled: CompiledAgent): void {
     // A compile whose inputs are not all known (see loadAgent) cannot be checked later: not kept.
     if (compiled.inputs.size === 0) return;
-    const listings = compiled.listings.map(({ folder, prefix, names }): [string, string, string | null] | undefined => (names === undefined ? undefined : [folder, prefix, names]));
-    if (!listings.every((listing) => listing !== undefined)) return;
+    const listings: Entry['listings'] = [];
+    for (const { folder, prefix, names } of compiled.listings) {
+      // A folder that could not be listed cannot be checked later either.
+      if (names === undefined) return;
+      listings.push([folder, prefix, names]);
+    }
     const entry: Entry = {
       format: FORMAT,
       file: this.file,

@@ -5,9 +5,8 @@
  * leaves the file claimed and a second process is refused with a message. The file is known by
  * what it is, not by the name it is given: `FILE` is its real path (symbolic links resolved),
  * and a file with several names (hard links) is also refused while a process holds it through
- * another name in the same folder. Since no other
- * process can run threads from the file, the run lock lives in this process's memory: it
- * cannot be left behind by a failed write.
+ * another name in the same folder. Since no other process can run threads from the file, the
+ * run lock lives in this process's memory: it cannot be left behind by a failed write.
  *
  * Commits do not wait for checkpoints (which flush the write-ahead log into the file and fsync
  * it): a worker thread with its own connection checkpoints in the background twice a second
