@@ -21,6 +21,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Graph, GraphEdge, GraphNode, GraphTool, NodeKind } from '10xgraph/rules';
 import { MAX_ANSWER_DEPTH, nestsDeeperThan, urlWithoutCredentials } from '10xgraph/live';
+import { checkOwnership } from '10xgraph/workspace';
 
 /** What is kept for one server URL. */
 export interface CachedGraph {
@@ -118,8 +119,8 @@ export class GraphCache {
     try {
       const info = await handle.stat();
       if (!info.isFile()) return this.ignore(file, 'it is not a regular file');
-      if (POSIX && info.uid !== process.getuid?.()) return this.ignore(file, 'it belongs to another user');
-      if (POSIX && (info.mode & 0o077) !== 0) return this.ignore(file, 'other users may read or write it');
+      const distrust = checkOwnership(info, { othersMayRead: false });
+      if (distrust !== undefined) return this.ignore(file, distrust);
       if (info.size > MAX_CACHE_BYTES) return this.ignore(file, `it is larger than ${MAX_CACHE_BYTES} bytes`);
       const text = await handle.readFile('utf8');
       if (nestsDeeperThan(text, MAX_ANSWER_DEPTH + 4)) return this.ignore(file, `it nests deeper than ${MAX_ANSWER_DEPTH + 4} levels`);

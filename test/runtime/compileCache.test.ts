@@ -2,13 +2,15 @@
  * The cache of compiled agent modules (runtime/src/agent/compileCache.ts): a module that did not
  * change is not compiled again; any change of a file that went into it, or of where a package
  * it requires resolves, compiles it again; a broken, foreign or unwritable cache never fails a
- * load; `TENXGRAPH_CACHE=off` writes nothing. Whether an entry was used is seen from the outside:
+ * load; a file esbuild reads besides the sources (a tsconfig.json, a file that would now win the
+ * resolution of an import) is part of the entry too; an entry or a cache folder that another user
+ * owns or may write is never believed; `TENXGRAPH_CACHE=off` writes nothing. Whether an entry was used is seen from the outside:
  * an entry whose code was altered by the test is what runs when, and only when, it is used.
  */
 import { after, afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAgentGraph } from '../../runtime/src/api/index';
@@ -116,6 +118,98 @@ describe('the agent compile cache', () => {
     assert.deepEqual(nodeNamesInProcess(config), ['from-other']);
     assert.equal(entries().length, 1, 'the entry was replaced');
     rmSync(join(project, 'node_modules', 'greeting'), { recursive: true, force: true });
+  });
+
+  test('a change to the tsconfig.json esbuild reads (jsxFactory) compiles the module again', async () => {
+    // The node's name is what the JSX factory the tsconfig names returns for `<node />`.
+    write('names.tsx', `const one = () => 'factory-one';\nconst two = () => 'factory-two';\nvoid one;\nvoid two;\nexport const NODE: string = (<node />) as unknown as string;\n`);
+    write(
+      'agent.ts',
+      `import { StateGraph } from '10xgraph';\nimport { NODE } from './names.tsx';\nexport const app = new StateGraph().addNode(NODE, () => undefined).setEntryPoint(NODE).compile();\n`,
+    );
+    try {
+      write('tsconfig.json', JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'one' } }));
+      assert.deepEqual(await nodeNames(), ['factory-one']);
+      write('tsconfig.json', JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'two' } }));
+      assert.deepEqual(await nodeNames(), ['factory-two'], 'the edited tsconfig.json is compiled with');
+      // A config it extends counts too, and so does one that appears nearer to the module.
+      write('base.json', JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'one' } }));
+      write('tsconfig.json', JSON.stringify({ extends: './base.json' }));
+      assert.deepEqual(await nodeNames(), ['factory-one']);
+      write('base.json', JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'two' } }));
+      assert.deepEqual(await nodeNames(), ['factory-two'], 'the edited base config is compiled with');
+      // A package's config (`extends: "@configs/jsx"` is node_modules/@configs/jsx/tsconfig.json).
+      write('node_modules/@configs/jsx/tsconfig.json', JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'one' } }));
+      write('tsconfig.json', `{\n  // A comment, as tsconfig files may have.\n  "extends": "@configs/jsx",\n}\n`);
+      assert.deepEqual(await nodeNames(), ['factory-one']);
+      write('node_modules/@configs/jsx/tsconfig.json', JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'two' } }));
+      assert.deepEqual(await nodeNames(), ['factory-two'], 'the edited package config is compiled with');
+      rmSync(join(project, 'tsconfig.json'));
+      write('jsconfig.json', JSON.stringify({ compilerOptions: { jsx: 'react', jsxFactory: 'one' } }));
+      assert.deepEqual(await nodeNames(), ['factory-one'], 'a jsconfig.json that now applies is compiled with');
+    } finally {
+      for (const name of ['names.tsx', 'tsconfig.json', 'jsconfig.json', 'base.json', 'node_modules/@configs']) rmSync(join(project, name), { recursive: true, force: true });
+    }
+  });
+
+  test('a file that now wins the resolution of an import (second.tsx beside second.ts) is the one compiled', async () => {
+    write('second.ts', `export const NODE: string = 'from-second-ts';\n`);
+    write(
+      'agent.ts',
+      `import { StateGraph } from '10xgraph';\nimport { NODE } from './second';\nexport const app = new StateGraph().addNode(NODE, () => undefined).setEntryPoint(NODE).compile();\n`,
+    );
+    try {
+      assert.deepEqual(await nodeNames(), ['from-second-ts']);
+      assert.deepEqual(await nodeNames(), ['from-second-ts']);
+      // esbuild tries .tsx before .ts: the new file is what `./second` now means.
+      write('second.tsx', `export const NODE: string = 'from-second-tsx';\n`);
+      assert.deepEqual(await nodeNames(), ['from-second-tsx']);
+      // A folder's index counts as well: `./second` as a folder once both files are gone.
+      rmSync(join(project, 'second.ts'));
+      rmSync(join(project, 'second.tsx'));
+      write('second/index.ts', `export const NODE: string = 'from-second-index';\n`);
+      assert.deepEqual(await nodeNames(), ['from-second-index']);
+      write('second/index.tsx', `export const NODE: string = 'from-second-index-tsx';\n`);
+      assert.deepEqual(await nodeNames(), ['from-second-index-tsx']);
+    } finally {
+      for (const name of ['second.ts', 'second.tsx', 'second']) rmSync(join(project, name), { recursive: true, force: true });
+    }
+  });
+
+  test('an entry, or a cache folder, that other users may write is not believed', async () => {
+    writeAgent('trusted');
+    assert.deepEqual(await nodeNames(), ['trusted']);
+    alterEntry('"trusted"', '"poisoned"');
+    const path = join(cacheFolder, entries()[0]!);
+    chmodSync(path, 0o666);
+    assert.deepEqual(await nodeNames(), ['trusted'], 'an entry of mode 0666 is not run');
+    alterEntry('"trusted"', '"poisoned"');
+    chmodSync(join(cacheFolder, entries()[0]!), 0o644);
+    chmodSync(cacheFolder, 0o777);
+    assert.deepEqual(await nodeNames(), ['trusted'], 'an entry in a folder of mode 0777 is not run');
+    // The folder is this user's: the next write closes it to others, and the cache works again.
+    assert.equal(statSync(cacheFolder).mode & 0o777, 0o755);
+    alterEntry('"trusted"', '"from-the-cache"');
+    assert.deepEqual(await nodeNames(), ['from-the-cache']);
+  });
+
+  test('an entry that belongs to another user is not believed', async () => {
+    writeAgent('own');
+    assert.deepEqual(await nodeNames(), ['own']);
+    alterEntry('"own"', '"foreign"');
+    const path = join(cacheFolder, entries()[0]!);
+    if (process.getuid?.() === 0) {
+      chownSync(path, 65534, 65534);
+      assert.deepEqual(await nodeNames(), ['own'], 'an entry of uid 65534 is not run');
+      alterEntry('"own"', '"foreign"');
+      chownSync(join(cacheFolder, entries()[0]!), 0, 0);
+      chownSync(cacheFolder, 65534, 65534);
+      assert.deepEqual(await nodeNames(), ['own'], 'an entry in a folder of uid 65534 is not run');
+    } else {
+      // Only root may give a file away; the mode is what a non-root run can check.
+      chmodSync(path, 0o666);
+      assert.deepEqual(await nodeNames(), ['own'], 'an entry of mode 0666 is not run');
+    }
   });
 
   test('a corrupt, foreign or truncated entry is a miss, and is written anew', async () => {

@@ -1,19 +1,20 @@
 /**
- * SQLite under faults, as `10xgraph api` users meet them: a second process on the same file,
- * a database another program holds, a full disk, a schema from a newer version, a `--db` that
+ * SQLite under faults, as `10xgraph api` users meet them: a second process on the same file
+ * (by its name, a symbolic link or a hard link), a `--db` that cannot be a database file (under a
+ * file, a folder), a database another program holds, a full disk, a schema from a newer version, a `--db` that
  * is a URL of another scheme, and SIGTERM while a run is in flight.
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { createApiServer, SCHEMA_VERSION, SqliteThreadStore } from '../../runtime/src/api/index';
 import { ApiProcess } from '../hardening/netSupport/apiProcess';
 import { poll } from '../support/poll';
-import { runCli } from '../support/run';
+import { CLI, runCli } from '../support/run';
 import { buildTestGraph, getJson, postJson, resultsFor, userText } from './serverHelpers';
 
 const AGENT = resolve(__dirname, 'storeAgent', '10xgraph.json');
@@ -55,6 +56,146 @@ describe('one process per SQLite file', () => {
     } finally {
       await first.stop();
     }
+  });
+});
+
+describe('one process per SQLite file, whatever name it is given', () => {
+  // Two processes on one file through two names: each would answer the same pending call once.
+  for (const kind of ['symbolic link', 'hard link'] as const) {
+    test(`a second api on the same file through a ${kind} is refused with exit 2 and the same message`, async () => {
+      const own = mkdtempSync(join(folder, 'alias-'));
+      const db = join(own, 'threads.sqlite');
+      const first = await new ApiProcess({ config: AGENT, db }).start();
+      try {
+        const asked = await postJson(`${first.url}/v1/graph/invoke`, { messages: [userText('[t:alias]')], config: { thread_id: 'alias' } });
+        assert.equal(asked.body.data.status, 'waiting');
+        const alias = join(own, 'alias.sqlite');
+        if (kind === 'symbolic link') symlinkSync(db, alias);
+        else linkSync(db, alias);
+        const second = await runCli(['api', '--config', AGENT, '--port', '0', '--db', alias], { env: { TENXGRAPH_TOKEN: '' }, timeoutMs: 20_000 });
+        assert.equal(second.code, 2, second.stdout);
+        assert.equal(second.stderr, `10xgraph api: The thread database ${alias} is in use by another 10xgraph api process; stop that process, or give this one another --db.\n`);
+        assert.doesNotMatch(second.stdout, /Listening/);
+        const answered = await postJson(`${first.url}/v1/graph/invoke`, {
+          messages: [resultsFor(asked.body.data.pending_remote_calls, () => 'v1')],
+          config: { thread_id: 'alias' },
+        });
+        assert.equal(answered.status, 200);
+      } finally {
+        await first.stop();
+      }
+      // The first gone, the file may be opened through the other name.
+      const third = await new ApiProcess({ config: AGENT, db: join(own, 'alias.sqlite') }).start();
+      try {
+        const thread = await getJson(`${third.url}/v1/threads/alias`);
+        assert.equal(thread.body.data.status, 'completed');
+      } finally {
+        await third.stop();
+      }
+    });
+  }
+});
+
+/** Runs `command` as uid and gid 65534 (the caller is root), with no token set. */
+async function asNobody(command: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const result = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', ...command], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, TENXGRAPH_TOKEN: '' },
+  });
+  if (result.error) throw result.error;
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('a --db that cannot be a database file', () => {
+  async function refusal(db: string): Promise<string> {
+    const result = await runCli(['api', '--config', AGENT, '--port', '0', '--db', db], { env: { TENXGRAPH_TOKEN: '' } });
+    assert.equal(result.code, 2, result.stdout);
+    assert.doesNotMatch(result.stdout, /Listening/);
+    assert.doesNotMatch(result.stderr, /\b(EEXIST|ENOTDIR|EISDIR|SQLITE_CANTOPEN)\b/, 'no raw error code');
+    return result.stderr;
+  }
+
+  test('a path under a regular file names the file that is in the way', async () => {
+    const own = mkdtempSync(join(folder, 'under-file-'));
+    const file = join(own, 'some-regular-file');
+    writeFileSync(file, 'not a folder');
+    for (const db of [join(file, 'threads.db'), join(file, 'deeper', 'threads.db')]) {
+      assert.equal(
+        await refusal(db),
+        `10xgraph api: The thread database ${db} cannot be created: ${file} is a file, not a folder; move that file away or pass another --db (a SQLite file, :memory: or a postgres:// URL).\n`,
+      );
+    }
+    assert.deepEqual(readdirSync(own), ['some-regular-file'], 'nothing is made');
+  });
+
+  test('a folder, or a path ending with a slash, is not taken for the database', async () => {
+    const own = mkdtempSync(join(folder, 'db-folder-'));
+    const dir = join(own, 'threads');
+    mkdirSync(dir);
+    assert.equal(
+      await refusal(dir),
+      `10xgraph api: The thread database ${dir} is a folder, not a file; pass --db a file in it (such as ${join(dir, 'threads.sqlite')}), :memory: or a postgres:// URL.\n`,
+    );
+    assert.equal(
+      await refusal(`${dir}/`),
+      `10xgraph api: The thread database ${dir}/ is a folder, not a file; pass --db a file in it (such as ${join(dir, 'threads.sqlite')}), :memory: or a postgres:// URL.\n`,
+    );
+    const file = join(own, 'file');
+    writeFileSync(file, '');
+    assert.equal(
+      await refusal(`${file}/`),
+      `10xgraph api: The thread database ${file}/ ends with a slash, so it names a folder, but ${file} is a file; pass --db a file path, :memory: or a postgres:// URL.\n`,
+    );
+    assert.deepEqual(readdirSync(own).sort(), ['file', 'threads'], 'no lock file is left beside them');
+    assert.deepEqual(readdirSync(dir), []);
+  });
+
+  test('a folder this user may not write, or a file it may not write, is refused with a sentence', async () => {
+    // As root every permission is granted: the server then runs as the unprivileged uid 65534.
+    const root = process.getuid?.() === 0;
+    const own = mkdtempSync(join(tmpdir(), '10xgraph-db-denied-'));
+    try {
+      const closed = join(own, 'closed');
+      mkdirSync(closed);
+      writeFileSync(join(closed, 'read-only.sqlite'), '');
+      chmodSync(join(closed, 'read-only.sqlite'), 0o444);
+      chmodSync(closed, 0o555);
+      chmodSync(own, 0o755);
+      const run = (db: string) =>
+        root
+          ? asNobody([process.execPath, CLI, 'api', '--config', AGENT, '--port', '0', '--db', db])
+          : runCli(['api', '--config', AGENT, '--port', '0', '--db', db], { env: { TENXGRAPH_TOKEN: '' } });
+      const cases: Array<[string, string]> = [
+        [join(closed, 'sub', 'threads.sqlite'), `cannot be created: its folder ${join(closed, 'sub')} cannot be made (permission denied); pass another --db`],
+        [
+          join(closed, 'threads.sqlite'),
+          'cannot be opened: permission denied (it, or its folder, may not be read and written by this user); fix its permissions or pass another --db',
+        ],
+        [
+          join(closed, 'read-only.sqlite'),
+          'cannot be opened: permission denied (it, or its folder, may not be read and written by this user); fix its permissions or pass another --db',
+        ],
+      ];
+      for (const [db, why] of cases) {
+        const result = await run(db);
+        assert.equal(result.code, 2, result.stdout + result.stderr);
+        assert.equal(result.stderr, `10xgraph api: The thread database ${db} ${why} (a SQLite file, :memory: or a postgres:// URL).\n`);
+      }
+    } finally {
+      chmodSync(join(own, 'closed'), 0o755);
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
+  test('a symbolic link that loops names the loop', async () => {
+    const own = mkdtempSync(join(folder, 'db-loop-'));
+    symlinkSync(join(own, 'b'), join(own, 'a'));
+    symlinkSync(join(own, 'a'), join(own, 'b'));
+    assert.equal(
+      await refusal(join(own, 'a')),
+      `10xgraph api: The thread database ${join(own, 'a')} cannot be opened: its symbolic links loop; fix the link or pass another --db (a SQLite file, :memory: or a postgres:// URL).\n`,
+    );
   });
 });
 

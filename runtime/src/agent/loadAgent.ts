@@ -8,6 +8,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Loader, Plugin } from 'esbuild';
 import { AgentCompileCache, type CompiledAgent, type ExternalPackage } from './compileCache';
+import { consultedConfigs, recordResolutions, type FolderListing } from './compileInputs';
 import { AGENT_EXTENSIONS } from '../workspace/agentCandidates';
 import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
 import { GraphError } from '../graph/errors';
@@ -114,14 +115,17 @@ async function loadTypeScript(file: string): Promise<Record<string, unknown>> {
 
 /**
  * Bundles the module and its relative imports with esbuild into CommonJS code meant to run as
- * `file` itself. Every file esbuild reads goes through the plugin below, which records its
- * text for the cache; a compile that read a file the plugin did not see is not cached.
+ * `file` itself. Every source file esbuild reads goes through the plugin below, which records its
+ * text for the cache; a compile that read a file the plugin did not see is not cached. What
+ * esbuild reads besides (configs, the folders it resolves imports in) is recorded too
+ * (./compileInputs.ts).
  */
 async function compileTypeScript(file: string): Promise<CompiledAgent> {
   // `require`, not `import()`: a dynamic import would start Node's ESM loader for this one package.
   const esbuild = require('esbuild') as typeof import('esbuild');
   const inputs = new Map<string, string>();
   const externals: ExternalPackage[] = [];
+  const listings = new Map<string, FolderListing>();
   try {
     const result = await esbuild.build({
       entryPoints: [file],
@@ -134,7 +138,7 @@ async function compileTypeScript(file: string): Promise<CompiledAgent> {
       sourcemap: 'inline',
       sourcesContent: false,
       logLevel: 'silent',
-      plugins: [externalPackages(externals), recordInputs(inputs)],
+      plugins: [externalPackages(externals), recordResolutions(listings), recordInputs(inputs)],
       define: {
         'import.meta.url': JSON.stringify(pathToFileURL(file).href),
         'import.meta.filename': JSON.stringify(file),
@@ -143,8 +147,15 @@ async function compileTypeScript(file: string): Promise<CompiledAgent> {
     });
     const read = Object.keys(result.metafile.inputs).map((input) => resolve(input));
     // A file read without the plugin (another loader, another namespace) is not recorded: no entry.
-    const complete = read.every((input) => inputs.has(input));
-    return { code: result.outputFiles[0]!.text, inputs: complete ? inputs : new Map(), externals: complete ? externals : [] };
+    const consulted = read.every((input) => inputs.has(input)) ? consultedConfigs(inputs.keys()) : undefined;
+    const complete = consulted !== undefined;
+    return {
+      code: result.outputFiles[0]!.text,
+      inputs: complete ? inputs : new Map(),
+      consulted: consulted ?? [],
+      listings: [...listings.values()],
+      externals: complete ? externals : [],
+    };
   } catch (error) {
     const first = (error as { errors?: Array<{ text: string; location?: { file: string; line: number; column: number } | null }> }).errors?.[0];
     const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';

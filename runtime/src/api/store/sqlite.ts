@@ -2,9 +2,11 @@
  * Threads in SQLite: the embedded default, one `10xgraph api` process per file. The process
  * holds an exclusive SQLite lock on a companion file (`FILE.lock`) for its whole life; the
  * operating system drops that lock when the process ends, however it ends, so a crash never
- * leaves the file claimed and a second process is refused with a message. Since no other
- * process can run threads from the file, the run lock lives in this process's memory: it
- * cannot be left behind by a failed write.
+ * leaves the file claimed and a second process is refused with a message. The file is known by
+ * what it is, not by the name it is given: `FILE` is its real path (symbolic links resolved),
+ * and a file with several names (hard links) is also refused while a process holds it through
+ * another name in the same folder. Since no other process can run threads from the file, the
+ * run lock lives in this process's memory: it cannot be left behind by a failed write.
  *
  * Commits do not wait for checkpoints (which flush the write-ahead log into the file and fsync
  * it): a worker thread with its own connection checkpoints in the background twice a second
@@ -16,8 +18,8 @@
  */
 import type Database from 'better-sqlite3';
 import { loadSqlite } from '../lazy';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import {
@@ -90,12 +92,11 @@ export class SqliteThreadStore implements ThreadStore {
     this.location = path;
     this.busyMs = options.busyMs ?? DEFAULT_SQLITE_BUSY_MS;
     const memory = path === ':memory:';
-    if (!memory) {
-      mkdirSync(dirname(path), { recursive: true });
-      this.holder = claimFile(path);
-    }
+    // The file itself, by its real path: every name of it shares one lock, one WAL and one -shm.
+    const file = memory ? path : locateDatabase(path);
+    if (!memory) this.holder = claimFile(path, file);
     try {
-      this.db = new (loadSqlite())(path);
+      this.db = new (loadSqlite())(file);
       // Waits happen in `retry`, off the event loop; SQLite itself never sleeps.
       this.db.pragma('busy_timeout = 0');
       if (!memory) {
@@ -105,7 +106,7 @@ export class SqliteThreadStore implements ThreadStore {
       migrate(this.db, path);
       if (!memory) {
         this.db.pragma('wal_autocheckpoint = 0');
-        this.checkpointer = new Checkpointer(path, () => this.db.pragma('wal_checkpoint(PASSIVE)'));
+        this.checkpointer = new Checkpointer(file, () => this.db.pragma('wal_checkpoint(PASSIVE)'));
       }
     } catch (error) {
       this.holder?.close();
@@ -360,32 +361,201 @@ class Checkpointer {
   }
 }
 
+const ANOTHER_DB = 'pass another --db (a SQLite file, :memory: or a postgres:// URL)';
+
 /**
- * Claims `FILE.lock` for this process: an exclusive SQLite lock held until the connection closes
- * (the kernel drops it when the process dies). Throws `StoreOpenError` when another process holds it.
+ * Makes the folder of the database `path` and the file itself (an empty file is an empty SQLite
+ * database), and returns the file's real path. Every way `path` cannot be a database file gets
+ * a sentence that names it: a folder in the way that is a file, a folder given as the database,
+ * a link that loops, no permission. Throws `StoreOpenError`.
  */
-function claimFile(path: string): Database.Database {
-  const lockPath = `${path}.lock`;
+function locateDatabase(path: string): string {
+  const cannot = (what: string, why: string, todo = ANOTHER_DB) => new StoreOpenError(`The thread database ${path} ${what}: ${why}; ${todo}.`);
+  if (/[\\/]$/.test(path)) {
+    // A trailing slash names a folder, whatever is there.
+    const named = path.replace(/[\\/]+$/, '') || path;
+    const there = statQuietly(named);
+    if (there?.isDirectory()) throw folderGiven(path);
+    const why = there ? `, but ${named} is a file` : '';
+    throw new StoreOpenError(`The thread database ${path} ends with a slash, so it names a folder${why}; pass --db a file path, :memory: or a postgres:// URL.`);
+  }
+  const folder = dirname(path);
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const blocker = code === 'EEXIST' || code === 'ENOTDIR' ? fileInTheWay(path) : undefined;
+    if (blocker !== undefined) throw cannot('cannot be created', `${blocker} is a file, not a folder`, `move that file away or ${ANOTHER_DB}`);
+    throw cannot('cannot be created', `its folder ${folder} cannot be made (${describeFsError(error)})`);
+  }
+  let fd: number | undefined;
+  try {
+    // Not a FIFO or a device: checked before the open, which would act on them (and after it, on the file opened).
+    const before = statQuietly(path);
+    if (before?.isDirectory()) throw folderGiven(path);
+    if (before && !before.isFile()) throw cannot('cannot be opened', `it is ${describeKind(before)}, not a regular file`);
+    // O_CREAT without O_EXCL or O_TRUNC: a file made meanwhile is opened, never emptied.
+    fd = openSync(path, constants.O_RDWR | constants.O_CREAT | (constants.O_NONBLOCK ?? 0), 0o644);
+    const opened = fstatSync(fd);
+    if (opened.isDirectory()) throw folderGiven(path);
+    if (!opened.isFile()) throw cannot('cannot be opened', `it is ${describeKind(opened)}, not a regular file`);
+    return realpathSync(path);
+  } catch (error) {
+    if (error instanceof StoreOpenError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR') throw folderGiven(path);
+    if (code === 'ELOOP') throw cannot('cannot be opened', 'its symbolic links loop', `fix the link or ${ANOTHER_DB}`);
+    if (code === 'EACCES' || code === 'EPERM')
+      throw cannot('cannot be opened', 'permission denied (it, or its folder, may not be read and written by this user)', `fix its permissions or ${ANOTHER_DB}`);
+    throw cannot('cannot be opened', describeFsError(error));
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function folderGiven(path: string): StoreOpenError {
+  return new StoreOpenError(
+    `The thread database ${path} is a folder, not a file; pass --db a file in it (such as ${join(path.replace(/[\\/]+$/, '') || path, 'threads.sqlite')}), :memory: or a postgres:// URL.`,
+  );
+}
+
+/** The first folder above `path` (from the root down) that exists and is not a folder, written as in `path`. */
+function fileInTheWay(path: string): string | undefined {
+  const parts = path.split(/[\\/]+/);
+  for (let count = 1; count < parts.length; count++) {
+    const folder = parts.slice(0, count).join('/');
+    // The root of an absolute path ('' before its first slash) is a folder.
+    if (folder === '') continue;
+    const info = statQuietly(folder);
+    if (info === undefined) return undefined;
+    if (!info.isDirectory()) return folder;
+  }
+  return undefined;
+}
+
+function statQuietly(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+function describeKind(stat: Stats): string {
+  if (stat.isFIFO()) return 'a named pipe (FIFO)';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/** A file system error as a reason people read: its meaning, not its code. */
+function describeFsError(error: unknown): string {
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOSPC':
+      return 'the disk is full';
+    case 'ENAMETOOLONG':
+      return 'the name is too long';
+    case 'ELOOP':
+      return 'its symbolic links loop';
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * Claims `FILE.lock` for this process, `FILE` being `file`, the real path of the database `path`:
+ * an exclusive SQLite lock held until the connection closes (the kernel drops it when the process
+ * dies). A file with other names in its folder (hard links) is refused too while the lock of one
+ * of those names is held. Throws `StoreOpenError` when another process holds the file.
+ */
+function claimFile(path: string, file: string): Database.Database {
+  const lockPath = `${file}.lock`;
   let holder: Database.Database;
   try {
     holder = new (loadSqlite())(lockPath);
   } catch (error) {
     throw new StoreOpenError(`Cannot create the lock file ${lockPath} of the thread database: ${describeSqliteError(error)}.`, { cause: error });
   }
+  const inUse = (cause: unknown) =>
+    new StoreOpenError(`The thread database ${path} is in use by another 10xgraph api process; stop that process, or give this one another --db.`, { cause });
   try {
     holder.pragma('busy_timeout = 0');
     holder.pragma('locking_mode = EXCLUSIVE');
     holder.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL); DELETE FROM holder;');
     holder.prepare('INSERT INTO holder (pid) VALUES (?)').run(process.pid);
-    return holder;
   } catch (error) {
     holder.close();
-    const code = (error as { code?: string }).code ?? '';
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-      throw new StoreOpenError(`The thread database ${path} is in use by another 10xgraph api process; stop that process, or give this one another --db.`, { cause: error });
-    }
+    if (isBusy(error)) throw inUse(error);
     throw new StoreOpenError(`Cannot lock the thread database ${path} (through ${lockPath}): ${describeSqliteError(error)}.`, { cause: error });
   }
+  // Held first, checked second: of two processes starting at once through two names, neither
+  // misses the other (both may give up, never both run).
+  const other = otherNameHeld(file);
+  if (other !== undefined) {
+    holder.close();
+    throw inUse(other);
+  }
+  return holder;
+}
+
+/**
+ * When the database `file` has other names (hard links) in its folder, the lock file of the first
+ * of them that another process holds (as the error that says so); undefined when none is held.
+ * Names in other folders cannot be found without a search of the whole file system.
+ */
+function otherNameHeld(file: string): unknown {
+  let info: Stats;
+  try {
+    info = statSync(file);
+  } catch {
+    return undefined;
+  }
+  if (info.nlink < 2) return undefined;
+  const folder = dirname(file);
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return undefined;
+  }
+  for (const name of names) {
+    const other = join(folder, name);
+    if (other === file) continue;
+    let same: Stats;
+    try {
+      same = lstatSync(other);
+    } catch {
+      continue;
+    }
+    if (!same.isFile() || same.ino !== info.ino || same.dev !== info.dev) continue;
+    let probe: Database.Database;
+    try {
+      probe = new (loadSqlite())(`${other}.lock`, { readonly: true, fileMustExist: true });
+    } catch {
+      // No lock file: no process ever claimed the file by that name.
+      continue;
+    }
+    try {
+      probe.pragma('busy_timeout = 0');
+      probe.prepare('SELECT count(*) FROM holder').get();
+    } catch (error) {
+      if (isBusy(error)) return error;
+    } finally {
+      probe.close();
+    }
+  }
+  return undefined;
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: string }).code ?? '';
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
 }
 
 /** Brings the schema to `SCHEMA_VERSION` in one transaction; refuses a newer one. */
