@@ -14,7 +14,7 @@ import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import type { GraphDescription, GraphTools, Message, RemoteToolCall as RemoteCall, StreamChunk } from '10xgraph-client/wire';
 import { validateResume } from '../graph/resume';
 import { ApiError, statusForRunError } from './errors';
-import { BodyTimeoutError, readJsonBody, sendData, sendError } from './http';
+import { BodyTimeoutError, closeIfBodyUnread, readJsonBody, sendData, sendError } from './http';
 import type { ApiLogger } from './log';
 import { createOriginPolicy, readWebSocketProtocols, shownValue, splitList, WS_PROTOCOL, type OriginPolicy, type OriginVerdict } from './origin';
 import { answerAndClose, createRunSlots, DEFAULT_SOCKET_LIMITS, guardWebSocket, type SocketLimits } from './sockets';
@@ -207,7 +207,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   function admit(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL): boolean {
     const refused = policy.checkHost(req.headers.host, absoluteAuthority(req.url));
     if (refused) {
-      req.resume();
       sendError(res, requestId, refused, { connection: 'close', vary: 'Origin' });
       return false;
     }
@@ -215,17 +214,16 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     for (const [name, value] of Object.entries(policy.corsHeaders(verdict))) res.setHeader(name, value);
     if (verdict.kind === 'refused') {
       logRefusedOrigin(verdict, req.method === 'OPTIONS' ? 'preflight' : 'request');
-      req.resume();
       sendError(res, requestId, verdict.error);
       return false;
     }
     if (req.method === 'OPTIONS' && verdict.kind === 'allowed' && req.headers['access-control-request-method'] !== undefined) {
-      req.resume();
       const method = url.pathname.startsWith(THREAD_ROUTE_PREFIX) ? (url.pathname.endsWith('/cancel') ? 'POST' : 'GET, DELETE') : ROUTES[url.pathname];
       if (method === undefined) {
         sendError(res, requestId, new ApiError(404, 'not_found', `No route ${url.pathname}; the routes are ${Object.keys(ROUTES).join(', ')}.`));
         return false;
       }
+      closeIfBodyUnread(res);
       res.writeHead(204, { ...policy.preflightHeaders(verdict.origin, method, req.headers['access-control-request-private-network'] === 'true'), 'x-request-id': requestId });
       res.end();
       return false;
@@ -240,7 +238,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string, matched: (route: string) => void): Promise<void> {
     const url = parseTarget(req.url);
     if (!url) {
-      req.resume();
       return sendError(res, requestId, badTarget(req.url));
     }
     if (ROUTES[url.pathname] !== undefined) matched(url.pathname);
@@ -248,7 +245,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (url.pathname.startsWith(THREAD_ROUTE_PREFIX)) {
       matched(url.pathname.endsWith('/cancel') ? `${THREAD_ROUTE_PREFIX}{id}/cancel` : `${THREAD_ROUTE_PREFIX}{id}`);
       if (!authorized(req, undefined)) {
-        req.resume();
         return sendError(res, requestId, unauthorized(), { 'www-authenticate': 'Bearer realm="10xgraph"' });
       }
       try {
@@ -260,7 +256,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
     const method = ROUTES[url.pathname];
     if (method === undefined) {
-      req.resume();
       return sendError(
         res,
         requestId,
@@ -268,11 +263,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       );
     }
     if (url.pathname !== '/ping' && !authorized(req, undefined)) {
-      req.resume();
       return sendError(res, requestId, unauthorized(), { 'www-authenticate': 'Bearer realm="10xgraph"' });
     }
     if (req.method !== method) {
-      req.resume();
       return sendError(res, requestId, new ApiError(405, 'method_not_allowed', `${url.pathname} takes ${method}, not ${req.method}.`), { allow: method });
     }
     try {
@@ -329,7 +322,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   function takeRunSlot(req: IncomingMessage, res: ServerResponse): void {
     const release = httpRunSlots.take(req.socket);
     if (!release) {
-      req.resume();
       throw new ApiError(429, 'too_many_runs', `This connection has ${limits.maxRunsPerSocket} runs going (pipelined requests); wait for their answers before sending more.`);
     }
     res.once('close', release);

@@ -40,13 +40,12 @@ export async function handleThreadRoute(req: IncomingMessage, res: ServerRespons
   }
   if (threadId.length > MAX_THREAD_ID) throw new ApiError(400, 'invalid_request', `A thread id is at most ${MAX_THREAD_ID} characters long.`);
   const allowed = action === 'cancel' ? 'POST' : 'GET, DELETE';
+  // No route here reads a body: the answer closes a connection whose body is still coming (http.ts).
   if (!allowed.split(', ').includes(req.method ?? '')) {
-    req.resume();
     const error = new ApiError(405, 'method_not_allowed', `${url.pathname} takes ${allowed.replace(', ', ' or ')}, not ${req.method}.`);
     res.setHeader('allow', allowed);
     throw error;
   }
-  req.resume();
   try {
     if (action === 'cancel') return await cancelThread(res, requestId, store, threadId, guard);
     if (req.method === 'DELETE') return await deleteThread(res, requestId, store, threadId, guard);
