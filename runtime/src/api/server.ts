@@ -205,7 +205,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
    * false when it has answered.
    */
   function admit(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL): boolean {
-    const refused = policy.checkHost(req.headers.host, absoluteAuthority(req.url));
+    const refused = policy.checkHost(hostHeaders(req), absoluteAuthority(req.url));
     if (refused) {
       sendError(res, requestId, refused, { connection: 'close', vary: 'Origin' });
       return false;
@@ -546,7 +546,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** The refusal of an upgrade, or undefined when it may open: route, Host, Origin, then the token. */
   function judgeUpgrade(req: IncomingMessage, url: URL): ApiError | undefined {
     if (url.pathname !== '/v1/graph/ws') return new ApiError(404, 'not_found', `No WebSocket route ${url.pathname}; use /v1/graph/ws.`);
-    const refusedHost = policy.checkHost(req.headers.host, absoluteAuthority(req.url));
+    const refusedHost = policy.checkHost(hostHeaders(req), absoluteAuthority(req.url));
     if (refusedHost) return refusedHost;
     // Browsers send Origin on every WebSocket and no CORS guards it: the server checks it itself.
     const verdict = policy.checkOrigin(req.headers.origin);
@@ -698,6 +698,14 @@ function rawText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
   return data.toString('utf8');
+}
+
+/** Every `Host` header of a request: `req.headers` keeps only the first, so two would pass unseen. */
+function hostHeaders(req: IncomingMessage): string[] {
+  const hosts: string[] = [];
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts.push(raw[i + 1]!);
+  return hosts;
 }
 
 /** The authority of an absolute-form request target (`GET http://name/ping`), which names the host too. */
