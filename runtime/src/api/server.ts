@@ -579,11 +579,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const send = (chunk: StreamChunk) => guard.send(JSON.stringify({ ...chunk, request_id: requestId }));
       const logFrame = (status: string, code?: string) => {
         const duration = Math.round((performance.now() - started) * 10) / 10;
-        const shownId = requestId === null ? '-' : shownValue(requestId, 80);
-        log.info(`WS /v1/graph/ws request ${shownId} ${status}${code ? ` (${code})` : ''} in ${duration} ms`, {
+        // The id is the client's, of any length: cut alike in the line and in the record.
+        const shownId = requestId === null ? null : shownValue(requestId, 80);
+        log.info(`WS /v1/graph/ws request ${shownId ?? '-'} ${status}${code ? ` (${code})` : ''} in ${duration} ms`, {
           event: 'ws_request',
           route: '/v1/graph/ws',
-          ws_request_id: requestId,
+          ws_request_id: shownId,
           thread_id: threadId,
           status,
           ...(code ? { code } : {}),
