@@ -57,18 +57,25 @@ function sendJson(res: ServerResponse, status: number, payload: unknown, request
 }
 
 /**
- * Marks the answer `Connection: close` when the request's body has not arrived whole: a refusal
- * that needs no body (401, 404, 405, a refused origin, a thread route), or a body past the limit.
- * The rest is then never read: Node ends the connection once the answer is written, rather than
- * read a body of any size (2 GiB declared, or chunks without end) only to drop it, and no body
- * costs the server more than the limit whatever the route. Call it before the head is written.
+ * The largest unread body that is still read and dropped after the answer, so that the connection
+ * carries the next request (a pipelined one, a client's next call): a few packets, never a cost.
+ */
+const DROPPED_BODY_BYTES = 64 * 1024;
+
+/**
+ * Marks the answer `Connection: close` when the request's body has not arrived whole and is not
+ * a small declared one: a refusal that needs no body (401, 404, 405, a refused origin, a thread
+ * route), or a body past the limit. The rest is then never read: Node ends the connection once
+ * the answer is written, rather than read a body of any size (2 GiB declared, or chunks without
+ * end) only to drop it, and no body costs the server more than the limit whatever the route.
+ * Call it before the head is written.
  */
 export function closeIfBodyUnread(res: ServerResponse): void {
   const req = res.req;
   if (req.complete || res.headersSent) return;
-  // A request without a body is complete only once its handler returns: told apart by its head.
   const declared = req.headers['content-length'];
-  if (req.headers['transfer-encoding'] === undefined && (declared === undefined || Number(declared) === 0)) return;
+  // A request without a body is complete only once its handler returns: told apart by its head.
+  if (req.headers['transfer-encoding'] === undefined && (declared === undefined || Number(declared) <= DROPPED_BODY_BYTES)) return;
   res.setHeader('connection', 'close');
 }
 
