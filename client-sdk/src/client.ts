@@ -5,7 +5,9 @@ import { ToolExecutor } from './toolExecutor';
 import type { AnyToolArgs, ToolHandler, ToolHandlerOptions } from './toolExecutor';
 import {
   DEFAULT_RECURSION_LIMIT,
+  isThreadId,
   newId,
+  THREAD_ID_RULE,
   type CancelThreadData,
   type DeleteThreadData,
   type GraphDescription,
@@ -178,6 +180,7 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
           `The answer of POST ${this.baseUrl}/v1/graph/invoke has no thread_id or messages; is the URL a 10xgraph server?`,
         );
       }
+      acceptThreadId(data.thread_id, `POST ${this.baseUrl}/v1/graph/invoke`);
       data.messages.forEach(keep);
       const pending = Array.isArray(data.pending_remote_calls) ? data.pending_remote_calls : [];
       if (data.status !== 'waiting' || pending.length === 0) {
@@ -222,6 +225,7 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     state: { threadId?: string | undefined },
   ): AsyncGenerator<StreamChunk, void, undefined> {
     const sent = new Set<string>();
+    const where = `the stream of ${this.baseUrl}`;
     let body = first;
     let threadId = body.config.thread_id;
     for (let rounds = 0; ; rounds++) {
@@ -229,15 +233,15 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
       let status: string | undefined;
       const chunks = transport === 'ws' ? this.wsRun(body, options.signal) : this.httpRun(body, options.signal);
       for await (const chunk of chunks) {
-        if (chunk.event === 'metadata' && typeof chunk.data.thread_id === 'string') threadId = state.threadId = chunk.data.thread_id;
+        if (chunk.event === 'metadata' && typeof chunk.data.thread_id === 'string') threadId = state.threadId = acceptThreadId(chunk.data.thread_id, where);
         if (chunk.event === 'remote_tool_calls') {
           calls = Array.isArray(chunk.data.calls) ? chunk.data.calls : [];
-          threadId = chunk.data.thread_id ?? threadId;
+          threadId = chunk.data.thread_id === undefined ? threadId : acceptThreadId(chunk.data.thread_id, where);
         }
         if (chunk.event === 'message' && sent.has(chunk.data.message_id)) continue;
         if (chunk.event === 'end') {
           status = chunk.data.status;
-          threadId = chunk.data.thread_id ?? threadId;
+          threadId = chunk.data.thread_id === undefined || chunk.data.thread_id === null ? threadId : acceptThreadId(chunk.data.thread_id, where);
         }
         yield chunk;
         if (chunk.event === 'end') break;
@@ -320,8 +324,10 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     const list = typeof messages === 'string' ? [Message.text_message(messages)] : messages;
     if (!Array.isArray(list)) throw new TypeError('messages must be an array of messages (or a string, sent as one user message).');
     const body: RunBody = { messages: list, config: {} };
+    const given = options.config?.thread_id;
+    if (given !== undefined) checkThreadId(given, 'config.thread_id');
     // With a signal, a new thread is named here, so an abort can cancel it whenever it comes.
-    const threadId = options.config?.thread_id ?? (options.signal ? `thread_${newId()}` : undefined);
+    const threadId = given ?? (options.signal ? `thread_${newId()}` : undefined);
     if (threadId !== undefined) body.config.thread_id = threadId;
     if (options.recursion_limit !== undefined) body.recursion_limit = options.recursion_limit;
     return body;
@@ -432,8 +438,27 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
 }
 
 function threadPath(threadId: string): string {
-  if (typeof threadId !== 'string' || threadId === '') throw new TypeError('threadId must be a non-empty string.');
-  return `/v1/threads/${encodeURIComponent(threadId)}`;
+  return `/v1/threads/${encodeURIComponent(checkThreadId(threadId, 'threadId'))}`;
+}
+
+/**
+ * Returns `value` when it is a thread id (docs/spec.md §4); else throws before anything is sent,
+ * since the server would refuse it (and `.` or `..` would not even reach a thread route).
+ */
+function checkThreadId(value: unknown, name: string): string {
+  if (isThreadId(value)) return value;
+  const shown = typeof value === 'string' ? (value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value)) : typeof value;
+  throw new TypeError(`${name} must be a thread id: ${THREAD_ID_RULE}; got ${shown}.`);
+}
+
+/** A thread id from an answer: one the client could not send back (not a thread id) means the answer is not the server's. */
+function acceptThreadId(value: unknown, where: string): string {
+  if (isThreadId(value)) return value;
+  throw new TenxGraphError(
+    0,
+    CLIENT_ERROR_CODES.unexpectedResponse,
+    `The answer of ${where} names a thread_id that is not a thread id (${THREAD_ID_RULE}); is the URL a 10xgraph server?`,
+  );
 }
 
 function checkLimit(value: number | undefined): number {

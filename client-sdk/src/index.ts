@@ -3,7 +3,7 @@
  * WebSocket and AbortController only, no Node built-ins); in Node 20, pass `ws`'s WebSocket.
  */
 export { TenxGraphClient, DEFAULT_BASE_URL } from './client';
-export { DEFAULT_RECURSION_LIMIT } from './wire';
+export { DEFAULT_RECURSION_LIMIT, MAX_THREAD_ID_LENGTH, isThreadId } from './wire';
 export type { TenxGraphClientOptions, RunOptions, StreamOptions, InvokeResult, FetchLike, ThreadPageOptions } from './client';
 export { ToolExecutor, describeThrown, toJsonValue } from './toolExecutor';
 export type { AnyToolArgs, ToolHandler, ToolHandlerOptions, ToolCallContext, ToolExecutorOptions, ExecuteContext } from './toolExecutor';

@@ -73,6 +73,26 @@ export const DEFAULT_RECURSION_LIMIT = 25;
 /** The largest `recursion_limit` the server accepts. */
 export const MAX_RECURSION_LIMIT = 10_000;
 
+/** The longest thread id: a UUID is 36 characters, the client's `thread_<uuid>` 43, a snowflake number at most 20. */
+export const MAX_THREAD_ID_LENGTH = 128;
+
+/** What a thread id is, worded to follow "must be" in the messages of both sides. */
+export const THREAD_ID_RULE = `1 to ${MAX_THREAD_ID_LENGTH} characters of ASCII letters, digits, '_', '-', '.' and ':', and not '.' or '..' alone`;
+
+// Only characters a URL path carries as they are, a database stores as they are and a log shows
+// as they are: an id with others could be merged with another (lone surrogates), refused by the
+// database (NUL) or forge a log line. `.` and `..` alone are path segments ("here", "the folder
+// above") that URL parsing removes, so no thread route could name such a thread.
+const THREAD_ID_PATTERN = /^[A-Za-z0-9_.:-]+$/;
+
+/**
+ * Whether `value` is a thread id (docs/spec.md §4): the ids servers and clients make (UUIDs,
+ * `thread_<uuid>`, snowflake numbers written as digits) all are.
+ */
+export function isThreadId(value: unknown): value is string {
+  return typeof value === 'string' && value.length >= 1 && value.length <= MAX_THREAD_ID_LENGTH && value !== '.' && value !== '..' && THREAD_ID_PATTERN.test(value);
+}
+
 // ---- answers -----------------------------------------------------------------------------------
 
 /** The `metadata` of every answer. */

@@ -184,6 +184,38 @@ describe('the pino logger', () => {
     pretty.debug?.('shown at debug', { event: 'x' });
     assert.deepEqual(prettyOut, ['Attached 3 configured remote tools (to TOOL)\n', 'shown at debug\n']);
   });
+
+  test('json: a WebSocket request id of 5,000 characters is cut to 80 in the record, as in the pretty line', async () => {
+    const out: string[] = [];
+    const log = createLogger({ format: 'json', level: 'info', out: { write: (t: string) => out.push(t) }, err: { write: () => {} } });
+    const api = createApiServer({ graph: buildTestGraph(), token: '', corsOrigins: [], allowedHosts: [], log });
+    try {
+      const url = await api.listen(0, '127.0.0.1');
+      const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/graph/ws`);
+      const ends: any[] = [];
+      ws.on('message', (data) => {
+        const chunk = JSON.parse(String(data));
+        if (chunk.event === 'end') ends.push(chunk);
+      });
+      await new Promise((resolve) => ws.once('open', resolve));
+      const id = `r${'x'.repeat(4999)}`;
+      ws.send(JSON.stringify({ id, messages: [userText('hello')] }));
+      ws.send(JSON.stringify({ id: `e${'y'.repeat(4999)}`, messages: [] }));
+      await poll('both ends', () => ends.length === 2, 5000);
+      ws.close();
+      const records = out.map((line) => JSON.parse(line)).filter((record) => record.event === 'ws_request');
+      assert.equal(records.length, 2);
+      for (const record of records) {
+        assert.ok(record.ws_request_id.length <= 120, `a ws_request_id of ${record.ws_request_id.length} characters was logged`);
+        assert.equal(record.ws_request_id, `${record.ws_request_id.slice(0, 80)}… (5000 characters)`);
+        assert.ok(record.msg.length <= 200, `a message of ${record.msg.length} characters was logged`);
+      }
+      // The client still gets its whole id back.
+      assert.deepEqual(ends.map((chunk) => chunk.request_id.length).sort(), [5000, 5000]);
+    } finally {
+      await api.close();
+    }
+  });
 });
 
 describe('--log-format and --log-level (the built CLI)', () => {

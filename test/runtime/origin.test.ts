@@ -81,6 +81,39 @@ describe('DNS rebinding: the Host header is checked on every request and upgrade
     assert.match(await raw('http://evil.example/ping'), /^HTTP\/1\.1 403 /);
     assert.match(await raw(`http://127.0.0.1:${port}/ping`), /^HTTP\/1\.1 200 /);
   });
+
+  test('two Host headers are 400 (RFC 9112 §3.2), on requests and upgrades alike, whichever comes first', async () => {
+    const raw = (request: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        let text = '';
+        socket.on('error', () => {});
+        socket.setEncoding('latin1').on('data', (d: string) => (text += d));
+        socket.on('close', () => resolve(text));
+        socket.write(request);
+      });
+    for (const [first, second] of [
+      ['127.0.0.1', 'evil.example'],
+      ['evil.example', '127.0.0.1'],
+      [`127.0.0.1:${port}`, `127.0.0.1:${port}`],
+    ]) {
+      const answer = await raw(`GET /ping HTTP/1.1\r\nHost: ${first}\r\nhost: ${second}\r\nConnection: close\r\n\r\n`);
+      assert.match(answer, /^HTTP\/1\.1 400 /, `${first}, ${second}: ${answer}`);
+      assert.match(answer, /"code":"bad_request"/);
+      assert.match(answer, /2 Host headers/);
+    }
+    const ranBefore = runs.count;
+    const invoke = await raw(
+      `POST /v1/graph/invoke HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: ${RUN_TOOL.length}\r\nConnection: close\r\n\r\n${RUN_TOOL}`,
+    );
+    assert.match(invoke, /^HTTP\/1\.1 400 /);
+    assert.equal(runs.count, ranBefore, 'the server tool ran for a request with two Host headers');
+    const upgrade = await raw(
+      'GET /v1/graph/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+    );
+    assert.match(upgrade, /^HTTP\/1\.1 400 /);
+    assert.match(upgrade, /2 Host headers/);
+  });
 });
 
 describe('names behind a proxy: --allowed-host', () => {

@@ -45,6 +45,7 @@ function sendJson(res: ServerResponse, status: number, payload: unknown, request
     res.end();
     return;
   }
+  closeIfBodyUnread(res);
   const body = JSON.stringify(payload);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
@@ -53,6 +54,29 @@ function sendJson(res: ServerResponse, status: number, payload: unknown, request
     'x-request-id': requestId,
   });
   res.end(body);
+}
+
+/**
+ * The largest unread body that is still read and dropped after the answer, so that the connection
+ * carries the next request (a pipelined one, a client's next call): a few packets, never a cost.
+ */
+const DROPPED_BODY_BYTES = 64 * 1024;
+
+/**
+ * Marks the answer `Connection: close` when the request's body has not arrived whole and is not
+ * a small declared one: a refusal that needs no body (401, 404, 405, a refused origin, a thread
+ * route), or a body past the limit. The rest is then never read: Node ends the connection once
+ * the answer is written, rather than read a body of any size (2 GiB declared, or chunks without
+ * end) only to drop it, and no body costs the server more than the limit whatever the route.
+ * Call it before the head is written.
+ */
+export function closeIfBodyUnread(res: ServerResponse): void {
+  const req = res.req;
+  if (req.complete || res.headersSent) return;
+  const declared = req.headers['content-length'];
+  // A request without a body is complete only once its handler returns: told apart by its head.
+  if (req.headers['transfer-encoding'] === undefined && (declared === undefined || Number(declared) <= DROPPED_BODY_BYTES)) return;
+  res.setHeader('connection', 'close');
 }
 
 /** Tells whether a Content-Type says JSON (`application/json`, `application/*+json`). */
@@ -64,18 +88,15 @@ function isJsonContentType(value: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-/** How much of a refused body is still read (and dropped), so the client gets the 413 rather than a reset. */
-const DRAIN_LIMIT = 64 * 1024 * 1024;
-
 /**
  * Reads a JSON body of at most `limit` bytes. Throws 415 when it is not declared JSON, 413 when it
- * is too large, 408 when the client pauses longer than `idleMs` mid-body (the connection is then
- * closed: the rest of the body cannot be told from a next request), and 400 `invalid_json` when it
- * does not parse.
+ * is too large (at once when its Content-Length says so, else as soon as it grows past the limit;
+ * the rest is not read and the connection is closed with the answer), 408 when the client pauses
+ * longer than `idleMs` mid-body (the connection is then closed: the rest of the body cannot be
+ * told from a next request), and 400 `invalid_json` when it does not parse.
  */
 export async function readJsonBody(req: IncomingMessage, limit: number, idleMs = 30_000): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type'])) {
-    req.resume();
     throw new ApiError(
       415,
       'unsupported_media_type',
@@ -83,7 +104,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number, idleMs =
     );
   }
   const tooLarge = () => new ApiError(413, 'body_too_large', `The body is larger than the server's limit of ${limit} bytes; send fewer or smaller messages.`);
-  const declared = Number(req.headers['content-length']);
+  if (Number(req.headers['content-length']) > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   let stalled = false;
@@ -111,16 +132,19 @@ export async function readJsonBody(req: IncomingMessage, limit: number, idleMs =
       if (error) reject(error);
       else resolve();
     };
-    arm();
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       arm();
       size += chunk.length;
       if (size <= limit) chunks.push(chunk);
-      else if (size > DRAIN_LIMIT || declared > DRAIN_LIMIT) {
-        req.destroy();
+      else {
+        // Past the limit nothing more is read: the 413 goes out and the connection closes.
+        req.off('data', onData);
+        req.pause();
         done();
       }
-    });
+    };
+    arm();
+    req.on('data', onData);
     req.on('end', () => done());
     req.on('error', (error) => done(error));
   });

@@ -50,10 +50,11 @@ export type OriginVerdict =
 /** The policy a server applies to every request, preflight and upgrade. */
 export interface OriginPolicy {
   /**
-   * A 403 when the request's `Host` is not a name the server answers to; `absoluteHost` is the
-   * authority of an absolute-form target (`GET http://name/...`), which names the host as well.
+   * A 403 when the request's `Host` is not a name the server answers to, a 400 when it has more
+   * than one (`host` then lists them all); `absoluteHost` is the authority of an absolute-form
+   * target (`GET http://name/...`), which names the host as well.
    */
-  checkHost(host: string | undefined, absoluteHost?: string): ApiError | undefined;
+  checkHost(host: string | readonly string[] | undefined, absoluteHost?: string): ApiError | undefined;
   /** Judges an `Origin` header against the allowed origins. */
   checkOrigin(origin: string | string[] | undefined): OriginVerdict;
   /** The CORS headers of an answer: `Vary: Origin` always, the allowed origin echoed when there is one. */
@@ -102,7 +103,13 @@ export function createOriginPolicy(options: OriginPolicyOptions): OriginPolicy {
   }
 
   return {
-    checkHost(host, absoluteHost) {
+    checkHost(hosts, absoluteHost) {
+      // RFC 9112 §3.2: a request with more than one Host is answered 400. Which one a proxy in
+      // front and this server each took is unknowable, so neither is judged.
+      if (typeof hosts === 'object' && hosts.length > 1) {
+        return new ApiError(400, 'bad_request', `The request carries ${hosts.length} Host headers; HTTP/1.1 allows exactly one (RFC 9112 §3.2), so send one.`);
+      }
+      const host = typeof hosts === 'object' ? hosts[0] : hosts;
       if (absoluteHost !== undefined) {
         const hostname = hostnameOfHostHeader(absoluteHost);
         if (hostname === undefined || !hostAllowed(hostname)) return refusedHost(absoluteHost);

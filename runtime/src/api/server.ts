@@ -14,7 +14,7 @@ import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import type { GraphDescription, GraphTools, Message, RemoteToolCall as RemoteCall, StreamChunk } from '10xgraph-client/wire';
 import { validateResume } from '../graph/resume';
 import { ApiError, statusForRunError } from './errors';
-import { BodyTimeoutError, readJsonBody, sendData, sendError } from './http';
+import { BodyTimeoutError, closeIfBodyUnread, readJsonBody, sendData, sendError } from './http';
 import type { ApiLogger } from './log';
 import { createOriginPolicy, readWebSocketProtocols, shownValue, splitList, WS_PROTOCOL, type OriginPolicy, type OriginVerdict } from './origin';
 import { answerAndClose, createRunSlots, DEFAULT_SOCKET_LIMITS, guardWebSocket, type SocketLimits } from './sockets';
@@ -205,9 +205,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
    * false when it has answered.
    */
   function admit(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL): boolean {
-    const refused = policy.checkHost(req.headers.host, absoluteAuthority(req.url));
+    const refused = policy.checkHost(hostHeaders(req), absoluteAuthority(req.url));
     if (refused) {
-      req.resume();
       sendError(res, requestId, refused, { connection: 'close', vary: 'Origin' });
       return false;
     }
@@ -215,17 +214,16 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     for (const [name, value] of Object.entries(policy.corsHeaders(verdict))) res.setHeader(name, value);
     if (verdict.kind === 'refused') {
       logRefusedOrigin(verdict, req.method === 'OPTIONS' ? 'preflight' : 'request');
-      req.resume();
       sendError(res, requestId, verdict.error);
       return false;
     }
     if (req.method === 'OPTIONS' && verdict.kind === 'allowed' && req.headers['access-control-request-method'] !== undefined) {
-      req.resume();
       const method = url.pathname.startsWith(THREAD_ROUTE_PREFIX) ? (url.pathname.endsWith('/cancel') ? 'POST' : 'GET, DELETE') : ROUTES[url.pathname];
       if (method === undefined) {
         sendError(res, requestId, new ApiError(404, 'not_found', `No route ${url.pathname}; the routes are ${Object.keys(ROUTES).join(', ')}.`));
         return false;
       }
+      closeIfBodyUnread(res);
       res.writeHead(204, { ...policy.preflightHeaders(verdict.origin, method, req.headers['access-control-request-private-network'] === 'true'), 'x-request-id': requestId });
       res.end();
       return false;
@@ -240,7 +238,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string, matched: (route: string) => void): Promise<void> {
     const url = parseTarget(req.url);
     if (!url) {
-      req.resume();
       return sendError(res, requestId, badTarget(req.url));
     }
     if (ROUTES[url.pathname] !== undefined) matched(url.pathname);
@@ -248,7 +245,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (url.pathname.startsWith(THREAD_ROUTE_PREFIX)) {
       matched(url.pathname.endsWith('/cancel') ? `${THREAD_ROUTE_PREFIX}{id}/cancel` : `${THREAD_ROUTE_PREFIX}{id}`);
       if (!authorized(req, undefined)) {
-        req.resume();
         return sendError(res, requestId, unauthorized(), { 'www-authenticate': 'Bearer realm="10xgraph"' });
       }
       try {
@@ -260,7 +256,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
     const method = ROUTES[url.pathname];
     if (method === undefined) {
-      req.resume();
       return sendError(
         res,
         requestId,
@@ -268,11 +263,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       );
     }
     if (url.pathname !== '/ping' && !authorized(req, undefined)) {
-      req.resume();
       return sendError(res, requestId, unauthorized(), { 'www-authenticate': 'Bearer realm="10xgraph"' });
     }
     if (req.method !== method) {
-      req.resume();
       return sendError(res, requestId, new ApiError(405, 'method_not_allowed', `${url.pathname} takes ${method}, not ${req.method}.`), { allow: method });
     }
     try {
@@ -329,7 +322,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   function takeRunSlot(req: IncomingMessage, res: ServerResponse): void {
     const release = httpRunSlots.take(req.socket);
     if (!release) {
-      req.resume();
       throw new ApiError(429, 'too_many_runs', `This connection has ${limits.maxRunsPerSocket} runs going (pipelined requests); wait for their answers before sending more.`);
     }
     res.once('close', release);
@@ -554,7 +546,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** The refusal of an upgrade, or undefined when it may open: route, Host, Origin, then the token. */
   function judgeUpgrade(req: IncomingMessage, url: URL): ApiError | undefined {
     if (url.pathname !== '/v1/graph/ws') return new ApiError(404, 'not_found', `No WebSocket route ${url.pathname}; use /v1/graph/ws.`);
-    const refusedHost = policy.checkHost(req.headers.host, absoluteAuthority(req.url));
+    const refusedHost = policy.checkHost(hostHeaders(req), absoluteAuthority(req.url));
     if (refusedHost) return refusedHost;
     // Browsers send Origin on every WebSocket and no CORS guards it: the server checks it itself.
     const verdict = policy.checkOrigin(req.headers.origin);
@@ -587,11 +579,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const send = (chunk: StreamChunk) => guard.send(JSON.stringify({ ...chunk, request_id: requestId }));
       const logFrame = (status: string, code?: string) => {
         const duration = Math.round((performance.now() - started) * 10) / 10;
-        const shownId = requestId === null ? '-' : shownValue(requestId, 80);
-        log.info(`WS /v1/graph/ws request ${shownId} ${status}${code ? ` (${code})` : ''} in ${duration} ms`, {
+        // The id is the client's, of any length: cut alike in the line and in the record.
+        const shownId = requestId === null ? null : shownValue(requestId, 80);
+        log.info(`WS /v1/graph/ws request ${shownId ?? '-'} ${status}${code ? ` (${code})` : ''} in ${duration} ms`, {
           event: 'ws_request',
           route: '/v1/graph/ws',
-          ws_request_id: requestId,
+          ws_request_id: shownId,
           thread_id: threadId,
           status,
           ...(code ? { code } : {}),
@@ -706,6 +699,14 @@ function rawText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
   return data.toString('utf8');
+}
+
+/** Every `Host` header of a request: `req.headers` keeps only the first, so two would pass unseen. */
+function hostHeaders(req: IncomingMessage): string[] {
+  const hosts: string[] = [];
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts.push(raw[i + 1]!);
+  return hosts;
 }
 
 /** The authority of an absolute-form request target (`GET http://name/ping`), which names the host too. */

@@ -9,7 +9,7 @@ import { ApiError } from './errors';
 import { sendData } from './http';
 import { loadCrypto } from './lazy';
 import { StoreUnavailableError, type ThreadStore } from './store/index';
-import { MAX_THREAD_ID } from './validate';
+import { checkThreadId } from './validate';
 
 /** Messages per page when the request does not say. */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -29,24 +29,23 @@ export const CANCELLED_RESULT = 'Cancelled: the client stopped waiting for this 
 export async function handleThreadRoute(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string, store: ThreadStore, guard: () => void): Promise<void> {
   const rest = url.pathname.slice(THREAD_ROUTE_PREFIX.length);
   const [encoded, action, ...extra] = rest.split('/');
-  let threadId: string;
+  let decoded: string;
   try {
-    threadId = decodeURIComponent(encoded ?? '');
+    decoded = decodeURIComponent(encoded ?? '');
   } catch {
     throw new ApiError(400, 'invalid_request', `The thread id in ${url.pathname} is not valid percent-encoding.`);
   }
-  if (threadId === '' || extra.length > 0 || (action !== undefined && action !== 'cancel')) {
+  if (decoded === '' || extra.length > 0 || (action !== undefined && action !== 'cancel')) {
     throw new ApiError(404, 'not_found', `No route ${url.pathname}; the thread routes are GET and DELETE /v1/threads/{id} and POST /v1/threads/{id}/cancel.`);
   }
-  if (threadId.length > MAX_THREAD_ID) throw new ApiError(400, 'invalid_request', `A thread id is at most ${MAX_THREAD_ID} characters long.`);
+  const threadId = checkThreadId(decoded, "Path parameter 'id' of /v1/threads/{id}");
   const allowed = action === 'cancel' ? 'POST' : 'GET, DELETE';
+  // No route here reads a body: the answer closes a connection whose body is still coming (http.ts).
   if (!allowed.split(', ').includes(req.method ?? '')) {
-    req.resume();
     const error = new ApiError(405, 'method_not_allowed', `${url.pathname} takes ${allowed.replace(', ', ' or ')}, not ${req.method}.`);
     res.setHeader('allow', allowed);
     throw error;
   }
-  req.resume();
   try {
     if (action === 'cancel') return await cancelThread(res, requestId, store, threadId, guard);
     if (req.method === 'DELETE') return await deleteThread(res, requestId, store, threadId, guard);

@@ -5,7 +5,7 @@
  * results (for pending calls, which the resume rule checks). Assistant messages, tool calls and
  * tool messages are the graph's to write, so no client can forge the thread's history.
  */
-import { DEFAULT_RECURSION_LIMIT, MAX_RECURSION_LIMIT, newMessageId, type Block, type Message } from '10xgraph-client/wire';
+import { DEFAULT_RECURSION_LIMIT, isThreadId, MAX_RECURSION_LIMIT, newMessageId, THREAD_ID_RULE, type Block, type Message } from '10xgraph-client/wire';
 import { ApiError } from './errors';
 
 /** A checked run request. */
@@ -14,9 +14,6 @@ export interface RunRequest {
   threadId?: string;
   recursionLimit: number;
 }
-
-/** The longest thread id accepted. */
-export const MAX_THREAD_ID = 256;
 
 /** Checks `body` and returns the request, or throws a 422 `invalid_request` naming the field. */
 export function parseRunRequest(body: unknown): RunRequest {
@@ -29,11 +26,7 @@ export function parseRunRequest(body: unknown): RunRequest {
   if (body.config !== undefined && body.config !== null) {
     if (!isObject(body.config)) throw invalid(`Field 'config' must be an object like {"thread_id": "..."}; got ${describe(body.config)}.`);
     const id = body.config.thread_id;
-    if (id !== undefined && id !== null) {
-      if (typeof id !== 'string' || id.trim() === '') throw invalid(`Field 'config.thread_id' must be a non-blank string; got ${describe(id)}.`);
-      if (id.length > MAX_THREAD_ID) throw invalid(`Field 'config.thread_id' must be at most ${MAX_THREAD_ID} characters long.`);
-      threadId = id;
-    }
+    if (id !== undefined && id !== null) threadId = checkThreadId(id, "Field 'config.thread_id'");
   }
   let recursionLimit = DEFAULT_RECURSION_LIMIT;
   if (body.recursion_limit !== undefined && body.recursion_limit !== null) {
@@ -112,6 +105,17 @@ function checkDepth(value: unknown, path: string): unknown {
     level = next;
   }
   return value;
+}
+
+/**
+ * Returns `value` when it is a thread id (docs/spec.md §4), or throws the 422 `invalid_request`
+ * naming where it was (`subject`, such as "Field 'config.thread_id'"): the same refusal for a
+ * request body, a WebSocket frame and a route's path.
+ */
+export function checkThreadId(value: unknown, subject: string): string {
+  if (isThreadId(value)) return value;
+  const length = typeof value === 'string' && value.length > 40 ? ` (${value.length} characters)` : '';
+  throw invalid(`${subject} must be a thread id: ${THREAD_ID_RULE}; got ${describe(value)}${length}.`);
 }
 
 function invalid(message: string): ApiError {
