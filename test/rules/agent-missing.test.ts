@@ -2,7 +2,7 @@
 // fix adds the agent, in the object's own layout.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkFix, expectNone, expectProblems } from './helpers';
+import { checkFix, codesIn, expectNone, expectProblems } from './helpers';
 
 const CODE = 'agent-missing';
 
@@ -15,8 +15,8 @@ describe('agent-missing', () => {
   });
 
   test('a root with other keys but no agent; the fix appends the agent after the last key', () => {
-    const { text, problems } = expectProblems('⟦{⟧"remote_tools": [], "port": 8000}', CODE, { only: true });
-    assert.equal(checkFix(text, problems[0]), '{"remote_tools": [], "port": 8000, "agent": "graph:app"}');
+    const { text, problems } = expectProblems('⟦{⟧"remote_tools": [], "env": ".env"}', CODE, { only: true });
+    assert.equal(checkFix(text, problems[0]), '{"remote_tools": [], "env": ".env", "agent": "graph:app"}');
   });
 
   test('in a multi-line file the fix adds a line with the same indentation', () => {
@@ -30,8 +30,8 @@ describe('agent-missing', () => {
   });
 
   test('CRLF files get a CRLF line break', () => {
-    const { text, problems } = expectProblems('⟦{⟧\r\n    "port": 8000\r\n}\r\n', CODE, { only: true });
-    assert.equal(checkFix(text, problems[0]), '{\r\n    "port": 8000,\r\n    "agent": "graph:app"\r\n}\r\n');
+    const { text, problems } = expectProblems('⟦{⟧\r\n    "env": ".env"\r\n}\r\n', CODE, { only: true });
+    assert.equal(checkFix(text, problems[0]), '{\r\n    "env": ".env",\r\n    "agent": "graph:app"\r\n}\r\n');
   });
 
   test('agent modules found beside the file are offered, the first one preferred', () => {
@@ -52,7 +52,9 @@ describe('agent-missing', () => {
   });
 
   test('an agent nested in another object does not count', () => {
-    expectProblems('⟦{⟧"settings": {"agent": "graph:app"}}', CODE, { only: true });
+    expectProblems('⟦{⟧"settings": {"agent": "graph:app"}}', CODE);
+    // "settings" itself is a key the server does not read.
+    assert.deepEqual(codesIn('{"settings": {"agent": "graph:app"}}'), ['agent-missing', 'unknown-key']);
   });
 
   test('an agent repeated: the last one counts, so there is no agent-missing', () => {

@@ -1,5 +1,6 @@
-// blank-field: node, name and description are not empty or only white space; such a field
-// is judged by no other rule (a blank name is not also invalid-tool-name, and so on).
+// blank-field: node, name and description are not empty or only white space as Python's
+// str.strip() sees it; such a field is judged by no other rule (a blank name is not also
+// invalid-tool-name, and so on).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { config, expectNone, expectProblems, graph, node, tool } from './helpers';
@@ -19,6 +20,21 @@ describe('blank-field', () => {
     });
   }
 
+  test("white space is Python's: U+001C–U+001F, U+0085, U+00A0 and U+3000 are white space", () => {
+    expectProblems(config(tool({ name: '⟦"\\u001c\\u001d\\u001e\\u001f"⟧' })), CODE, { only: true, messages: ['white space'] });
+    expectProblems(config(tool({ node: '⟦"\\u0085\\u00a0\\u3000"⟧' })), CODE, { only: true });
+  });
+
+  test('U+FEFF is not white space to Python: a name of only U+FEFF is not blank (it is an invalid-tool-name)', () => {
+    expectNone(config(tool({ name: '"\\ufeff"' })), CODE);
+    expectProblems(config(tool({ name: '⟦"\\ufeff"⟧' })), 'invalid-tool-name', { only: true });
+  });
+
+  test('a blank node_name is a blank node, named by the key as written', () => {
+    expectProblems(config(tool({ node: undefined, node_name: '⟦" "⟧' })), CODE, { only: true, messages: ['"node_name"', 'white space'] });
+    expectProblems(config(tool({ node: undefined, node_name: '⟦""⟧' })), CODE, { only: true, messages: ['"node_name"', 'empty'] });
+  });
+
   test('a blank name is not also an invalid-tool-name, and two blank names are not a duplicate-name', () => {
     expectProblems(config(tool({ name: '⟦""⟧' }), tool({ name: '⟦"  "⟧' })), CODE, { only: true });
   });
@@ -37,7 +53,7 @@ describe('blank-field', () => {
     expectProblems(config(tool({ description: '⟦""⟧' })), CODE, { only: true });
   });
 
-  test('a value with text around white space is not blank', () => {
+  test('a value with white space around text is not blank (it is untrimmed-field)', () => {
     expectNone(config(tool({ name: '" read_clipboard "' })), CODE);
   });
 

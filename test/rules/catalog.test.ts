@@ -32,6 +32,27 @@ const SEVERITIES: Record<ProblemCode, Severity> = {
   'invalid-property-schema': 'warning',
   'vague-description': 'information',
   'tool-not-attached': 'information',
+  // The settings read at start-up stop the server when it refuses them: errors.
+  'setting-wrong-type': 'error',
+  'setting-out-of-range': 'error',
+  'setting-unknown-value': 'error',
+  'invalid-import-path': 'error',
+  'invalid-network': 'error',
+  'auth-invalid': 'error',
+  // Read after start-up or by a CLI command, or depending on where the server runs: warnings.
+  'setting-invalid': 'warning',
+  'unknown-key': 'warning',
+  'env-var-not-set': 'warning',
+  'env-file-missing': 'warning',
+  'module-not-found': 'warning',
+  'setting-not-applied': 'warning',
+  'rate-limit-per-process': 'warning',
+  'rate-limit-backend-unbound': 'warning',
+  'rbac-no-roles': 'warning',
+  'nothing-traced': 'warning',
+  // The Python server's view of an agent 10xgraph api loads, and a name it trims: editor only.
+  'agent-not-importable': 'information',
+  'untrimmed-field': 'information',
   'internal-error': 'error',
 };
 

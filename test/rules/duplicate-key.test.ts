@@ -2,7 +2,7 @@
 // strict parser keeps the last silently), pointing at the one that counts.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkFix, config, expectClean, expectNone, expectProblems, textAt, tool } from './helpers';
+import { checkFix, config, configWith, expectClean, expectNone, expectProblems, textAt, tool } from './helpers';
 
 const CODE = 'duplicate-key';
 
@@ -19,13 +19,13 @@ describe('duplicate-key', () => {
   });
 
   test('a key three times: each earlier occurrence is reported, each pointing at the last', () => {
-    const { text, problems } = expectProblems('{"agent": "graph:app", ⟦"port"⟧: 1, ⟦"port"⟧: 2, "port": 3}', CODE, { only: true });
-    const last = text.lastIndexOf('"port"');
+    const { text, problems } = expectProblems('{"agent": "graph:app", ⟦"env"⟧: "1.env", ⟦"env"⟧: "2.env", "env": "3.env"}', CODE, { only: true });
+    const last = text.lastIndexOf('"env"');
     assert.deepEqual(
       problems.map((p) => p.related![0].offset),
       [last, last],
     );
-    for (const p of problems) expectClean(checkFix(text, p).replace(/"port": \d, /, ''));
+    for (const p of problems) expectClean(checkFix(text, p).replace(/"env": "\d\.env", /, ''));
   });
 
   test('repeated keys inside a tool and inside parameters are reported where they are', () => {
@@ -38,16 +38,20 @@ describe('duplicate-key', () => {
     );
   });
 
+  test('a repeated key in a settings object: the warning only, the earlier value the server ignores is not judged', () => {
+    expectProblems(configWith('"rate_limit": {"enabled": false, ⟦"by"⟧: "IP", "by": "ip"}'), CODE, { only: true });
+  });
+
   test('the rules judge the last value: a wrong earlier value gives only the warning', () => {
     expectProblems(config(tool({ name: '5, "name": "read_clipboard"' }).replace('"name"', '⟦"name"⟧')), CODE, { only: true });
   });
 
   test('the earlier occurrence is removed cleanly when it is the first or a middle member, across lines', () => {
-    const marked = '{\n  ⟦"agent"⟧: "a:b",\n  ⟦"port"⟧: 1,\n  ⟦"port"⟧: 2,\n  "agent": "graph:app",\n  "port": 3\n}\n';
+    const marked = '{\n  ⟦"agent"⟧: "a:b",\n  ⟦"env"⟧: "1.env",\n  ⟦"env"⟧: "2.env",\n  "agent": "graph:app",\n  "env": "3.env"\n}\n';
     const { text, problems } = expectProblems(marked, CODE, { only: true });
-    assert.equal(checkFix(text, problems[0]), '{\n  "port": 1,\n  "port": 2,\n  "agent": "graph:app",\n  "port": 3\n}\n');
-    assert.equal(checkFix(text, problems[1]), '{\n  "agent": "a:b",\n  "port": 2,\n  "agent": "graph:app",\n  "port": 3\n}\n');
-    assert.equal(checkFix(text, problems[2]), '{\n  "agent": "a:b",\n  "port": 1,\n  "agent": "graph:app",\n  "port": 3\n}\n');
+    assert.equal(checkFix(text, problems[0]), '{\n  "env": "1.env",\n  "env": "2.env",\n  "agent": "graph:app",\n  "env": "3.env"\n}\n');
+    assert.equal(checkFix(text, problems[1]), '{\n  "agent": "a:b",\n  "env": "2.env",\n  "agent": "graph:app",\n  "env": "3.env"\n}\n');
+    assert.equal(checkFix(text, problems[2]), '{\n  "agent": "a:b",\n  "env": "1.env",\n  "agent": "graph:app",\n  "env": "3.env"\n}\n');
   });
 
   test('keys written differently but equal as strings are the same key', () => {

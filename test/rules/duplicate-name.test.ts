@@ -54,6 +54,16 @@ describe('duplicate-name', () => {
     assert.equal(problems[0].fixes![0].edits[0].newText, '"a_3"');
   });
 
+  test('names are compared trimmed, as the server trims them: " get_location " repeats "get_location"', () => {
+    const { problems } = expectProblems(config(tool({ name: '"get_location"' }), tool({ name: '⟦" get_location "⟧' })), CODE, { messages: ["'get_location'", 'get_location_2'] });
+    assert.equal(problems[0].fixes![0].edits[0].newText, '"get_location_2"');
+    expectProblems(config(tool({ name: '"\\u0085get_location"' }), tool({ name: '⟦"get_location\\t"⟧' })), CODE);
+  });
+
+  test('U+FEFF is not trimmed: a name with it is another name', () => {
+    expectNone(config(tool({ name: '"get_location"' }), tool({ name: '"\\ufeffget_location"' })), CODE);
+  });
+
   test('names differing in case, or otherwise, are distinct', () => {
     expectNone(config(tool({ name: '"a"' }), tool({ name: '"A"' }), tool({ name: '"a_"' })), CODE);
   });

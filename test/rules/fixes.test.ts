@@ -35,6 +35,12 @@ const CORPUS: Array<[string, AuditOptions]> = [
   [config(tool({ node: '"tool"' })), { graph: { ...G, origin: 'loaded' } }],
   [config(tool({ name: '"search"' })), { graph: G }],
   ['[1, 2]', {}],
+  [config(tool({ name: '" read_clipboard "', node: '"TOOL "' }), tool({ name: '"read_clipboard"' })), {}],
+  [config(tool({ node: undefined, node_name: '"TOOL"' }), tool({ name: '"b"', node_name: '"TOOL"' })), {}],
+  [`{"agent": "graph:app", "remote_tool": [], "prot": 1, "rate_limit": {"by": "IP", "backend": "Redis", "reqests": 5, "redis": {"url": "redis://h", "prefx": "p"}}}`, {}],
+  ['{"agent": "graph:app", "auth": "JWT", "authorization": {"backend": "rbca", "rols": {"admin": ["*"]}, "isolaton": "none"}}', {}],
+  ['{"agent": "graph:app", "observability": {"levl": "full", "level": "ful", "logfire": {"enabled": "false", "servce_name": "x"}}, "websocket": {"max_conections": 1}}', {}],
+  ['{"agent": "graph:app", "test": {"coverag": true}, "evaluation": {"threshhold": 0.5}, "ag_ui": {"enable": true}, "port": 1, "port": 2}', {}],
 ];
 
 /** The same texts pretty-printed, with CRLF and with tabs (duplicate keys are lost to JSON.parse, so those stay compact). */
@@ -120,13 +126,13 @@ describe('every fix keeps the text strict JSON', () => {
 });
 
 describe('applySafeFixes', () => {
-  test('fixes comments, trailing commas, a tool object and a missing type in one call', () => {
+  test('fixes comments, trailing commas, a tool object and an untrimmed name in one call; a missing type is left to the server', () => {
     const text = [
       '{',
       '  // the graph',
       '  "agent": "graph:app",',
       '  /* one tool, not a list */',
-      `  "remote_tools": {"node": "TOOL", "name": "read_clipboard", "description": ${D}, "parameters": {"properties": {},},},`,
+      `  "remote_tools": {"node": "TOOL", "name": " read_clipboard ", "description": ${D}, "parameters": {"properties": {},},},`,
       '}',
     ].join('\n');
     const result = applySafeFixes(text);
@@ -134,11 +140,27 @@ describe('applySafeFixes', () => {
     assert.deepEqual(result.problems, auditConfig(result.text));
     assert.deepEqual(result.problems, []);
     assert.ok(result.applied >= 6, `applied ${result.applied}`);
-    assert.deepEqual(JSON.parse(result.text).remote_tools[0].parameters, { properties: {}, type: 'object' });
+    assert.equal(JSON.parse(result.text).remote_tools[0].name, 'read_clipboard');
+    assert.deepEqual(JSON.parse(result.text).remote_tools[0].parameters, { properties: {} });
+  });
+
+  test('fixes the settings a person clearly mistyped, and leaves the rest to a person', () => {
+    const text = `{"agent": "graph:app", "remote_tool": [${tool()}], "auth": "JWT", "rate_limit": {"by": "IP", "backend": "Redis", "reqests": 5, "redis": "redis://localhost:6379/0"}, "observability": {"level": "ful", "logfire": {"enabled": "false"}}, "port": 8000}`;
+    const files = { environment: new Set(['JWT_SECRET_KEY', 'JWT_ALGORITHM']) };
+    const result = applySafeFixes(text, { files });
+    assert.deepEqual(result.problems, auditConfig(result.text, { files }));
+    const fixed = JSON.parse(result.text);
+    assert.deepEqual(fixed.remote_tools, JSON.parse(config(tool())).remote_tools);
+    assert.equal(fixed.auth, 'jwt');
+    assert.deepEqual(fixed.rate_limit, { by: 'ip', backend: 'redis', requests: 5, redis: 'redis://localhost:6379/0' });
+    assert.deepEqual(fixed.observability, { level: 'full', logfire: { enabled: false } });
+    // Removing a key is never safe; the fixed logfire switch now traces nothing, as the file meant.
+    assert.deepEqual(result.problems.map((p) => p.code).sort(), ['nothing-traced', 'unknown-key']);
+    assert.equal(fixed.port, 8000);
   });
 
   test('the remaining problems are the audit of the fixed text, with the graph given', () => {
-    const text = config(tool({ node: '"tool"', parameters: '{}' }), tool({ name: '"b"', node: '"tool"' }));
+    const text = config(tool({ node: '"tool"', name: '"read_clipboard "' }), tool({ name: '"b"', node: '"tool"' }));
     const result = applySafeFixes(text, { graph: G });
     assert.deepEqual(result.problems, auditConfig(result.text, { graph: G }));
     assert.deepEqual(
@@ -206,8 +228,6 @@ describe('fix-all reaches a clean file on a typical first draft', () => {
     const text = `{\n  "agent": "graph:app",\n  "remote_tools": {\n    "read_clipboard": {"node": "TOOL", "desc": ${D}, "params": {"properties": {}}},\n  }\n}\n`;
     const result = applySafeFixes(text);
     expectClean(result.text);
-    assert.deepEqual(JSON.parse(result.text).remote_tools, [
-      { name: 'read_clipboard', node: 'TOOL', description: GOOD_DESCRIPTION, parameters: { properties: {}, type: 'object' } },
-    ]);
+    assert.deepEqual(JSON.parse(result.text).remote_tools, [{ name: 'read_clipboard', node: 'TOOL', description: GOOD_DESCRIPTION, parameters: { properties: {} } }]);
   });
 });

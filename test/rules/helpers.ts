@@ -3,7 +3,7 @@
 // reads like the file it checks and no offset is ever counted by hand.
 import assert from 'node:assert/strict';
 import { RULES, applyEdits, auditConfig } from '../../runtime/src/rules';
-import type { AuditOptions, Graph, GraphNode, GraphTool, NodeKind, Problem, ProblemCode } from '../../runtime/src/rules';
+import type { AuditOptions, ConfigFiles, Graph, GraphNode, GraphTool, NodeKind, Problem, ProblemCode } from '../../runtime/src/rules';
 
 /** Opens an expected range in a marked text. */
 export const OPEN = '⟦';
@@ -168,4 +168,39 @@ export function node(name: string, kind: NodeKind = 'tool_node', tools: Array<[s
 /** A graph of `nodes`: live with its tools known unless `extra` says otherwise. */
 export function graph(nodes: GraphNode[], extra: Partial<Graph> = {}): Graph {
   return { origin: 'live', toolsKnown: true, nodes, edges: [], ...extra };
+}
+
+/** A whole config with `agent` "graph:app" and the given top-level members, written as raw JSON text (markers allowed). */
+export function configWith(members: string): string {
+  return `{"agent": "graph:app", ${members}}`;
+}
+
+/** What a front end knows of the files beside the config and of the environment, for `AuditOptions.files`. */
+export interface FilesFixture {
+  /** The paths (relative to the config's folder) that exist; without it, `fileExists` is not given. */
+  exists?: string[];
+  /** The names each readable dotenv file sets, by its path; without it, `envNames` is not given. */
+  env?: Record<string, string[]>;
+  /** The names the environment sets; without it, the environment is unknown. */
+  environment?: string[];
+}
+
+/** The `ConfigFiles` of a fixture: only the parts it names are given, as a front end that knows only those would. */
+export function configFiles(fixture: FilesFixture): ConfigFiles {
+  const files: ConfigFiles = {};
+  if (fixture.exists) {
+    const exists = new Set(fixture.exists);
+    files.fileExists = (path) => exists.has(path);
+  }
+  if (fixture.env) {
+    const env = fixture.env;
+    files.envNames = (path) => (Object.prototype.hasOwnProperty.call(env, path) ? new Set(env[path]) : undefined);
+  }
+  if (fixture.environment) files.environment = new Set(fixture.environment);
+  return files;
+}
+
+/** The codes of every problem of the unmarked text, in order. */
+export function codesIn(marked: string, options: AuditOptions = {}): ProblemCode[] {
+  return problemsAt(marked, options).problems.map((p) => p.code);
 }

@@ -60,6 +60,11 @@ describe('missing-field', () => {
     );
   });
 
+  test('"node_name", the other name of "node", is not a missing node', () => {
+    expectNone(config(tool({ node: undefined, node_name: '"TOOL"' })), CODE);
+    expectNone(config(tool({ node: undefined, node_name: '""' })), CODE);
+  });
+
   test('a field that is present but wrong is not missing', () => {
     expectNone(config(tool({ name: '5', node: 'null', description: '""' })), CODE);
   });

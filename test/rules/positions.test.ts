@@ -140,6 +140,12 @@ describe('problem ranges in UTF-16', () => {
     expectProblems('{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "a", "description": "Read the clipboard.", ⟦"📋🧾"⟧: 1}]}', 'unknown-field');
   });
 
+  test('an unknown setting key or a setting value made of emoji is covered whole', () => {
+    expectProblems('{"agent": "graph:app", ⟦"📋🧾"⟧: 1}', 'unknown-key');
+    expectProblems('{"agent": "graph:app", "rate_limit": {"enabled": false, "by": ⟦"📋"⟧, "trusted_proxies": ["🧾"]}}', 'setting-unknown-value');
+    expectProblems('{"agent": "graph:app", "rate_limit": {"enabled": false, "by": "📋", "trusted_proxies": [⟦"🧾"⟧]}}', 'invalid-network');
+  });
+
   test('no problem range ever splits a surrogate pair or leaves the text, and the audit never throws', () => {
     const parts = fc.constantFrom(
       '{',
@@ -174,6 +180,17 @@ describe('problem ranges in UTF-16', () => {
       '"📋"',
       'null',
       'true',
+      '"rate_limit"',
+      '"by"',
+      '"trusted_proxies"',
+      '"redis"',
+      '"auth"',
+      '"authorization"',
+      '"observability"',
+      '"logfire"',
+      '"enabled"',
+      '"env"',
+      '"${📋}"',
     );
     fc.assert(
       fc.property(fc.array(parts, { maxLength: 30 }), (chunks) => {

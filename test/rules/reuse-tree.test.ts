@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { analyzeConfig } from '../../runtime/src/rules';
 import { parseTree, reuseTree, type Tree } from '../../runtime/src/rules/tree';
+import { configFiles } from './helpers';
 
 const CORPUS = join(__dirname, '..', 'fixtures', 'corpus');
 const FILES = readdirSync(CORPUS)
@@ -162,5 +163,44 @@ describe('analyzeConfig with the previous analysis', () => {
     assert.ok(reuseTree(previous.flatTree!, blank));
     assert.deepEqual(judged.problems, analyzeConfig(blank).problems);
     assert.ok(judged.problems.some((p) => p.code === 'blank-field'));
+  });
+
+  test('typing the values of settings agrees with a fresh audit at every step, with the files known', () => {
+    const files = configFiles({ exists: ['.env', 'graph/__init__.py'], env: { '.env': ['REDIS_URL'] } });
+    const settings = `{
+  "agent": "graph:app",
+  "env": "",
+  "injectq": "",
+  "auth": "",
+  "rate_limit": { "by": "", "backend": "redis", "redis": "", "requests": "" },
+  "observability": { "level": "", "logfire": { "enabled": "" } }
+}
+`;
+    let text = settings;
+    let previous = analyzeConfig(text, { files });
+    const seen = new Set<string>();
+    for (const [key, typed] of [
+      ['"env": "', '.env'],
+      ['"injectq": "', 'graph.deps:container'],
+      ['"auth": "', 'JWT'],
+      ['"by": "', 'IP'],
+      ['"redis": "', '${REDIS_URL}'],
+      ['"requests": "', '1_00'],
+      ['"level": "', 'FULL'],
+      ['"enabled": "', 'false'],
+    ] as const) {
+      for (const ch of typed) {
+        const at = text.indexOf(key) + key.length;
+        const end = text.indexOf('"', at);
+        text = edit(text, end, 0, ch);
+        const next = analyzeConfig(text, { previous, files });
+        assert.deepEqual(next.problems, analyzeConfig(text, { files }).problems, text);
+        for (const p of next.problems) seen.add(p.code);
+        previous = next;
+      }
+    }
+    // The steps went through the settings rules' verdicts, not only clean texts.
+    for (const code of ['env-file-missing', 'module-not-found', 'auth-invalid', 'setting-unknown-value', 'env-var-not-set', 'setting-invalid'] as const)
+      assert.ok(seen.has(code), code);
   });
 });

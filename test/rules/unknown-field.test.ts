@@ -1,5 +1,6 @@
-// unknown-field: a remote tool takes only node, name, description and parameters; the
-// problem covers the key, and the fixes rename it to the field it most likely means or remove it.
+// unknown-field: a remote tool takes only node (or node_name, its other name), name, description
+// and parameters; the problem covers the key, and the fixes rename it to the field it most likely
+// means or remove it. node_name beside node is refused, as the server refuses it.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GOOD_DESCRIPTION, checkFix, config, expectClean, expectNone, expectProblems, problemsAt, tool } from './helpers';
@@ -25,7 +26,6 @@ describe('unknown-field', () => {
   for (const [key, field] of [
     ['desc', 'description'],
     ['descr', 'description'],
-    ['node_name', 'node'],
     ['toolNode', 'node'],
     ['params', 'parameters'],
     ['tool_name', 'name'],
@@ -60,6 +60,31 @@ describe('unknown-field', () => {
     });
   }
 
+  test('"node_name" alone is the node: accepted', () => {
+    expectClean(config(tool({ node: undefined, node_name: '"TOOL"' })));
+  });
+
+  test('"node_name" beside "node" is refused on its key, with a fix that removes it', () => {
+    const { text, problems } = expectProblems(config(tool({ '⟦"node_name"⟧': '"TOOL"' })), CODE, {
+      only: true,
+      messages: ['both "node" and "node_name"', "tool 'read_clipboard'"],
+    });
+    const fixes = problems[0].fixes!;
+    assert.deepEqual(
+      fixes.map((f) => f.title),
+      ['Remove "node_name"'],
+    );
+    assert.equal(fixes[0].isPreferred, true);
+    assert.notEqual(fixes[0].safe, true, 'which of the two names is right is for a person to say');
+    const fixed = checkFix(text, problems[0]);
+    assert.equal(fixed, config(tool()));
+    expectClean(fixed);
+  });
+
+  test('"node_name" written before "node" is refused too', () => {
+    expectProblems(config(`{⟦"node_name"⟧: "OTHER", "node": "TOOL", "name": "read_clipboard", "description": ${D}}`), CODE, { only: true });
+  });
+
   test('when the field it means is already set, only the removal is offered, and it keeps the JSON valid', () => {
     const { text, problems } = expectProblems(config(tool({ '⟦"desc"⟧': '"Another text for it."' })), CODE, { messages: ['already set'] });
     assert.equal(problems[0].fixes!.length, 1);
@@ -89,7 +114,8 @@ describe('unknown-field', () => {
     expectNone(config(tool({ parameters: '{"type": "object", "properties": {"q": {"type": "string", "x-ui": 1}}, "additionalProperties": false}' })), CODE);
   });
 
-  test('other top-level keys are server settings: accepted', () => {
+  test('top-level keys are not tool fields: settings are judged by the settings rules, unknown ones by unknown-key', () => {
+    expectNone(`{"agent": "graph:app", "env": ".env", "rate_limit": {"enabled": false}, "remote_tools": [${tool()}]}`, CODE);
     expectNone(`{"agent": "graph:app", "port": 8000, "cors": {"origins": ["*"]}, "remote_tools": [${tool()}]}`, CODE);
   });
 
@@ -98,4 +124,9 @@ describe('unknown-field', () => {
     const last = text.lastIndexOf('"x"');
     assert.ok(problems.some((p) => p.code === CODE && p.offset === last && p.length === 3));
   });
+});
+
+test('a misspelt "node" beside "node_name" is not renamed to "node": the tool would then give both', () => {
+  const { problems } = expectProblems(config('{ "node_name": "TOOL", ⟦"nod"⟧: "x", "name": "b", "description": "Read the user\'s clipboard text." }'), 'unknown-field');
+  assert.ok(problems[0].fixes!.every((f) => !f.title.startsWith('Rename')));
 });

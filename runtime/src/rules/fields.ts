@@ -75,6 +75,8 @@ export interface SettingSpec {
   readBy?: string;
   /** What that reader does with a value it cannot take (default "refuses it"). */
   onRefusal?: string;
+  /** Never read by the server at all (`setting-not-applied` says so; its value is not judged). */
+  unread?: boolean;
   /** The fields of a `section`. */
   fields?: Readonly<Record<string, SettingSpec>>;
   /** Rules other than the settings rules that judge this field, for hover. */
@@ -340,8 +342,7 @@ export const FILE_FIELDS: Readonly<Record<string, SettingSpec>> = {
     nullable: true,
     emptyIsUnset: true,
     stage: 'later',
-    readBy: 'the server',
-    onRefusal: 'never reads it',
+    unread: true,
     rules: ['setting-not-applied', 'module-not-found'],
     help: 'Not applied by the server: pass the checkpointer to `graph.compile()` instead.',
   },

@@ -10,6 +10,7 @@ export { applyEdits, applySafeFixes } from './edits';
 export { declaredTools, declaredToolsOf } from './declaredTools';
 export type { DeclaredTool } from './declaredTools';
 export { RULES, ruleDocsAnchor } from './catalog';
+export { FILE_FIELDS, RBAC_FIELDS, settingAt, type SettingSpec } from './fields';
 export type { RuleInfo } from './catalog';
 export { LineIndex } from './lineIndex';
 export type { JsonNode } from './parse';

@@ -216,8 +216,12 @@ export interface ValueVerdict {
 
 /** The verdict on a string that is none of `allowed`: the message, and a rename to the closest value. */
 export function unknownValueVerdict(place: SettingPlace, tree: Tree, text: string, allowed: readonly string[]): ValueVerdict {
-  const [best] = byCloseness(text, allowed);
-  const close = best !== undefined && (isLikelyTypo(text, best) || best.toLowerCase() === text.trim().toLowerCase());
+  let [best] = byCloseness(text, allowed);
+  const typed = text.trim().toLowerCase();
+  // The start of one allowed word ("owner" for "ownership") means that word; else a typo, or another case.
+  const prefixed = typed.length >= 3 ? allowed.filter((v) => v.startsWith(typed)) : [];
+  if (prefixed.length === 1) best = prefixed[0];
+  const close = best !== undefined && (prefixed.length === 1 || isLikelyTypo(text, best) || best.toLowerCase() === typed);
   const list = allowed.map((v) => `"${v}"`).join(', ');
   const message = `"${settingName(place.path)}" must be one of ${list}, not "${shown(text)}"`;
   if (!close) return { message };

@@ -12,7 +12,7 @@ export const settingInvalid: Rule = {
   check({ tree, report }) {
     forEachSetting(tree, (place) => {
       const { spec } = place;
-      if (spec.stage !== 'later') return;
+      if (spec.stage !== 'later' || spec.unread) return;
       const reader = spec.readBy ?? 'the server';
       const why = judgeType(place, tree) ?? judgeRange(place, tree) ?? judgeImportPath(place, tree);
       const value = judgeValue(place, tree);

@@ -1,4 +1,4 @@
-import { type Rule, Kind, NONE, openBrace } from '../context';
+import { type Rule, Kind, NONE, describeType, openBrace } from '../context';
 import { BUILTIN_AUTHORIZATION, RBAC_FIELDS } from '../fields';
 import { pythonStrip } from '../python';
 import { type SettingPlace, type ValueVerdict, forEachSetting, isFalsy, judgeValue, unknownValueVerdict } from '../settings';
@@ -44,7 +44,7 @@ function judgeAuthorization(place: SettingPlace, tree: Tree): Verdict | undefine
   if (named === NONE || isFalsy(tree, named)) {
     return { message: `"authorization" is an object without "backend": the only backend an object configures is "rbac" (write "backend": "rbac")`, node: openBrace(tree, value) };
   }
-  if (tree.kind[named] !== Kind.String) return { message: `"authorization.backend" must be "rbac", not ${tree.type(named)}`, node: named };
+  if (tree.kind[named] !== Kind.String) return { message: `"authorization.backend" must be "rbac", not ${describeType(tree, named)}`, node: named };
   const text = tree.string(named);
   if (allowed.includes(text.toLowerCase())) return undefined;
   const verdict = unknownValueVerdict({ ...place, value: named, path: ['authorization', 'backend'] }, tree, text, allowed);

@@ -76,7 +76,8 @@ export const unknownField: Rule = {
         const closest = closestToolField(name);
         const target = closest?.field;
         const fixes: Fix[] = [];
-        const renameFree = target !== undefined && tree.property(tool.object, target) === NONE;
+        // `node_name` is `node` too: a rename to "node" beside it would give the tool both.
+        const renameFree = target !== undefined && tree.property(tool.object, target) === NONE && !(target === 'node' && tool.nodeNamed);
         if (target && renameFree) {
           fixes.push({
             title: `Rename "${shown(name)}" to "${target}"`,
