@@ -126,7 +126,7 @@ export interface RawSettings {
      */
     token?: string;
   };
-  /** Globs of the files the server checks, whatever their language id. Default `["**\/10xgraph.json"]`. */
+  /** Globs of the files the server checks, whatever their language id. Default `["**\/10xgraph.json", "**\/agentflow.json"]`. */
   files?: string[];
   project?: {
     /** Globs (relative to the workspace folder) of files and folders the project index skips. Default `[]`. */

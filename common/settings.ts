@@ -32,7 +32,8 @@ export interface ProjectSettings {
 /** The defaults of docs/spec.md §5. */
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   server: Object.freeze({ url: 'http://localhost:8000', enabled: true, timeoutMs: 2000, refreshSeconds: 30 }),
-  files: Object.freeze(['**/10xgraph.json']) as string[],
+  // `agentflow.json` is the config's former name, which the 10xGraph server still reads.
+  files: Object.freeze(['**/10xgraph.json', '**/agentflow.json']) as string[],
   project: Object.freeze({ exclude: Object.freeze([]) as unknown as string[] }),
 });
 

@@ -1,14 +1,15 @@
 /**
- * Completion: field names (with snippets) in a tool, a whole tool in `remote_tools`, ToolNode
- * names from the live graph for `node`, JSON Schema keywords and types inside `parameters`,
- * and agent modules found beside the file for `agent`.
+ * Completion: the keys of the file and of each of its settings objects (with value snippets, from
+ * the rule set's table of fields), the allowed values of a setting, field names in a tool, a
+ * whole tool in `remote_tools`, ToolNode names from the live graph for `node`, JSON Schema
+ * keywords and types inside `parameters`, and agent modules found beside the file for `agent`.
  */
 import { type CompletionItem, CompletionItemKind, InsertTextFormat, MarkupKind, type Range } from 'vscode-languageserver';
 import { getLocation } from 'jsonc-parser';
-import { type Graph, type GraphNode, type JsonNode, toolNodes } from '10xgraph/rules';
+import { FILE_FIELDS, type Graph, type GraphNode, type JsonNode, type SettingSpec, toolNodes } from '10xgraph/rules';
 import type { Positions } from './positions';
 import type { AgentModule } from './agentModules';
-import { type FieldDoc, fieldMarkdown, PARAMETERS_KEYWORDS, ROOT_FIELDS, SCHEMA_KEYWORDS, SCHEMA_TYPES, TOOL_FIELDS, toolListMarkdown } from './fieldDocs';
+import { type FieldDoc, fieldMarkdown, PARAMETERS_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_TYPES, settingDocAt, TOOL_FIELDS, toolListMarkdown } from './fieldDocs';
 import { keysOf, nodeAtPath, schemaPlaceOf, toolIndexOf, type JsonPath } from './jsonPaths';
 import { rangeOf } from './diagnostics';
 
@@ -106,15 +107,24 @@ const TOOL_VALUE_SNIPPETS: Record<string, (graph: Graph | undefined) => string> 
   parameters: () => '{\n\t"type": "object",\n\t"properties": {$1},\n\t"required": []\n}',
 };
 
-function keyItems(b: Builder, input: CompletionInput, objectPath: JsonPath, afterRange: number, fields: Record<string, { doc: FieldDoc; value: string }>): void {
+/** A key completion offers: its documentation, the snippet of its value, and the other names of the same field. */
+interface KeyOffer {
+  doc: FieldDoc;
+  value: string;
+  /** Other keys the server reads as this field: when one is present, this key is not offered. */
+  otherNames?: readonly string[];
+}
+
+function keyItems(b: Builder, input: CompletionInput, objectPath: JsonPath, afterRange: number, fields: Record<string, KeyOffer>): void {
   const present = keysOf(nodeAtPath(input.tree, objectPath));
   const colonFollows = nextSignificant(input.text, afterRange) === ':';
   const commaNeeded = !colonFollows && nextSignificant(input.text, afterRange) === '"';
+  // The key under the cursor is being rewritten; only the other present keys are excluded.
+  const taken = (name: string) => present.has(name) && name !== b.currentKey;
   let order = 0;
-  for (const [name, { doc, value }] of Object.entries(fields)) {
+  for (const [name, { doc, value, otherNames }] of Object.entries(fields)) {
     order++;
-    // The key under the cursor is being rewritten; only the other present keys are excluded.
-    if (present.has(name) && name !== b.currentKey) continue;
+    if (taken(name) || otherNames?.some(taken)) continue;
     const snippet = colonFollows ? jsonString(name) : `${jsonString(name)}: ${value}${commaNeeded ? ',' : ''}`;
     push(b, {
       label: name,
@@ -161,20 +171,24 @@ export function completeAt(input: CompletionInput): CompletionItem[] {
 
   if (typeof last === 'string' && location.isAtPropertyKey) {
     const objectPath = path.slice(0, -1);
+    const settingFields = settingFieldsAt(objectPath);
     if (objectPath.length === 0) {
-      keyItems(b, input, objectPath, span.end, {
-        agent: { doc: ROOT_FIELDS.agent, value: `"\${1:${escapeSnippet(agentSuggestions(input.agentCandidates, input.agentModules)[0] ?? 'graph:app')}}"` },
-        remote_tools: { doc: ROOT_FIELDS.remote_tools, value: `[\n\t${toolSnippet(input.graph).replace(/\n/g, '\n\t')}\n]` },
-      });
+      keyItems(b, input, objectPath, span.end, settingKeyOffers([], FILE_FIELDS, input));
     } else if (tool !== undefined && objectPath.length === 2) {
-      const fields: Record<string, { doc: FieldDoc; value: string }> = {};
-      for (const [name, doc] of Object.entries(TOOL_FIELDS)) fields[name] = { doc, value: TOOL_VALUE_SNIPPETS[name](input.graph) };
+      const fields: Record<string, KeyOffer> = {};
+      for (const [name, doc] of Object.entries(TOOL_FIELDS)) {
+        if (doc.aliasOf !== undefined) continue;
+        const otherNames = Object.keys(TOOL_FIELDS).filter((other) => TOOL_FIELDS[other].aliasOf === name);
+        fields[name] = { doc, value: TOOL_VALUE_SNIPPETS[name](input.graph), otherNames };
+      }
       keyItems(b, input, objectPath, span.end, fields);
+    } else if (settingFields) {
+      keyItems(b, input, objectPath, span.end, settingKeyOffers(objectPath as string[], settingFields, input));
     } else {
       const place = schemaPlaceOf(objectPath);
       if (place?.place === 'schema') {
         const keywords = place.depth === 0 ? PARAMETERS_KEYWORDS : SCHEMA_KEYWORDS;
-        const fields: Record<string, { doc: FieldDoc; value: string }> = {};
+        const fields: Record<string, KeyOffer> = {};
         for (const [name, doc] of Object.entries(keywords)) fields[name] = { doc, value: keywordValueSnippet(name, place.depth) };
         keyItems(b, input, objectPath, span.end, fields);
       } else if (place?.place === 'properties') {
@@ -209,7 +223,7 @@ export function completeAt(input: CompletionInput): CompletionItem[] {
       valueItem(b, spec, jsonString(spec), CompletionItemKind.Module, module ? `${module.file}` : undefined, undefined, i === 0);
     }
   } else if (path.length === 1 && last === 'remote_tools') {
-    valueItem(b, 'remote_tools list', `[\n\t${toolSnippet(input.graph).replace(/\n/g, '\n\t')}\n]`, CompletionItemKind.Snippet, 'A list with one remote tool');
+    valueItem(b, 'remote_tools list', toolListSnippet(input.graph), CompletionItemKind.Snippet, 'A list with one remote tool');
   } else if (tool !== undefined && path.length === 3 && last === 'node') {
     const nodes = input.graph ? toolNodes(input.graph) : [];
     for (const node of nodes) {
@@ -229,8 +243,108 @@ export function completeAt(input: CompletionInput): CompletionItem[] {
   } else if (schema?.place === 'keyword' && schema.keyword === 'type') {
     const types = schema.depth === 0 ? ['object'] : SCHEMA_TYPES;
     for (const type of types) valueItem(b, type, jsonString(type), CompletionItemKind.EnumMember, undefined, undefined, schema.depth === 0);
+  } else {
+    const setting = settingDocAt(path);
+    if (setting) settingValueItems(b, setting.spec);
   }
   return b.items;
+}
+
+/** The fields of the settings object at `path`, when the rule set's table knows it as one (a section, `auth`, an RBAC `authorization`, `rate_limit.redis`). */
+function settingFieldsAt(path: JsonPath): Readonly<Record<string, SettingSpec>> | undefined {
+  return path.length > 0 ? settingDocAt(path)?.spec.fields : undefined;
+}
+
+/**
+ * The keys of a settings object, each with the snippet of its value. The table gives other
+ * names of one field the same label (`backend` and `type` of an RBAC `authorization`): only the
+ * first is offered, and none once one of them is present.
+ */
+function settingKeyOffers(objectPath: readonly string[], fields: Readonly<Record<string, SettingSpec>>, input: CompletionInput): Record<string, KeyOffer> {
+  const offers: Record<string, KeyOffer> = {};
+  const firstOfLabel = new Map<string, string>();
+  for (const [name, spec] of Object.entries(fields)) {
+    const first = firstOfLabel.get(spec.label);
+    if (first !== undefined) {
+      offers[first] = { ...offers[first], otherNames: [...(offers[first].otherNames ?? []), name] };
+      continue;
+    }
+    firstOfLabel.set(spec.label, name);
+    const value =
+      objectPath.length === 0 && name === 'agent'
+        ? agentValueSnippet(input)
+        : objectPath.length === 0 && name === 'remote_tools'
+          ? toolListSnippet(input.graph)
+          : settingValueSnippet(spec);
+    offers[name] = { doc: settingDocAt([...objectPath, name])!.doc, value };
+  }
+  return offers;
+}
+
+function agentValueSnippet(input: CompletionInput): string {
+  return `"\${1:${escapeSnippet(agentSuggestions(input.agentCandidates, input.agentModules)[0] ?? 'graph:app')}}"`;
+}
+
+function toolListSnippet(graph: Graph | undefined): string {
+  return `[\n\t${toolSnippet(graph).replace(/\n/g, '\n\t')}\n]`;
+}
+
+/** Escapes text for one option of a snippet's choice. */
+function escapeChoice(text: string): string {
+  return text.replace(/[\\$}|,]/g, '\\$&');
+}
+
+/** A choice of the strings `values` (the first one preselected), quoted. */
+function choiceSnippet(values: readonly string[]): string {
+  return values.length === 1 ? `"\${1:${escapeSnippet(values[0])}}"` : `"\${1|${values.map(escapeChoice).join(',')}|}"`;
+}
+
+/** The snippet of a setting's value: the table's own, or one made from its type, default and allowed values. */
+function settingValueSnippet(spec: SettingSpec): string {
+  if (spec.snippet !== undefined) return spec.snippet;
+  switch (spec.type) {
+    case 'bool':
+    case 'strict-bool':
+    case 'truthy':
+      return '${1|true,false|}';
+    case 'int':
+    case 'limit':
+    case 'strict-int':
+    case 'number':
+      return `\${1:${typeof spec.default === 'number' ? spec.default : (spec.min ?? 0)}}`;
+    case 'enum':
+      return choiceSnippet(defaultFirst(spec));
+    case 'string-list':
+    case 'list':
+    case 'networks':
+      return '[$1]';
+    case 'section':
+      return '{$1}';
+    case 'string':
+      return typeof spec.default === 'string' ? `"\${1:${escapeSnippet(spec.default)}}"` : '"$1"';
+    case 'import-path':
+      return '"${1:module:attribute}"';
+    case 'redis':
+      return '"${1:\\${REDIS_URL\\}}"';
+    default:
+      if (spec.values?.length) return choiceSnippet(defaultFirst(spec));
+      return spec.default !== undefined ? escapeSnippet(JSON.stringify(spec.default)) : '$1';
+  }
+}
+
+/** The allowed values of a setting, its default first. */
+function defaultFirst(spec: SettingSpec): string[] {
+  const values = spec.values ?? [];
+  return typeof spec.default === 'string' && values.includes(spec.default) ? [spec.default, ...values.filter((v) => v !== spec.default)] : [...values];
+}
+
+/** The values of a setting: its allowed values (the default preselected), `true` and `false` for a boolean, its usual object for a section. */
+function settingValueItems(b: Builder, spec: SettingSpec): void {
+  for (const value of spec.values ?? []) valueItem(b, value, jsonString(value), CompletionItemKind.EnumMember, spec.label, undefined, value === spec.default);
+  if (spec.type === 'bool' || spec.type === 'strict-bool' || spec.type === 'truthy') {
+    for (const value of [true, false]) valueItem(b, String(value), String(value), CompletionItemKind.Keyword, spec.label, undefined, value === spec.default);
+  }
+  if (spec.snippet !== undefined) valueItem(b, `${spec.label} object`, spec.snippet, CompletionItemKind.Snippet, 'The usual fields');
 }
 
 function keywordValueSnippet(keyword: string, depth: number): string {

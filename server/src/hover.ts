@@ -1,5 +1,6 @@
 /**
- * Hover: what a field means (docs/spec.md §1, with links to its rules); on a `node` value, what the
+ * Hover: what a field means (docs/spec.md §1: for a setting, its type, default, allowed values and
+ * help from the rule set's table; links to its rules); on a `node` value, what the
  * live graph says of that node; on a `name`, the rule set's verdict on the tool's attachment,
  * worded for the hover; on `agent`, the file it resolves to.
  */
@@ -8,7 +9,7 @@ import { type Graph, type GraphNode, type JsonNode, nodeAtOffset, pathOfNode, ty
 import type { Positions } from './positions';
 import type { AgentModule } from './agentModules';
 import type { StatusParams } from '../../common/protocol';
-import { type FieldDoc, fieldMarkdown, PARAMETERS_KEYWORDS, ROOT_FIELDS, SCHEMA_KEYWORDS, TOOL_FIELDS, toolListMarkdown } from './fieldDocs';
+import { type FieldDoc, fieldMarkdown, PARAMETERS_KEYWORDS, SCHEMA_KEYWORDS, settingDocAt, TOOL_FIELDS, toolListMarkdown } from './fieldDocs';
 import { type JsonPath, nodeAtPath, schemaPlaceOf, toolIndexOf } from './jsonPaths';
 import { rangeOf } from './diagnostics';
 import { describeAge } from './liveGraph';
@@ -32,14 +33,14 @@ export interface HoverInput {
 function fieldDocOf(path: JsonPath): { name: string; doc: FieldDoc } | undefined {
   const key = path[path.length - 1];
   if (typeof key !== 'string') return undefined;
-  if (path.length === 1) return ROOT_FIELDS[key] ? { name: key, doc: ROOT_FIELDS[key] } : undefined;
-  if (toolIndexOf(path) !== undefined && path.length === 3) return TOOL_FIELDS[key] ? { name: key, doc: TOOL_FIELDS[key] } : undefined;
+  if (toolIndexOf(path) !== undefined && path.length === 3) return Object.hasOwn(TOOL_FIELDS, key) ? { name: key, doc: TOOL_FIELDS[key] } : undefined;
   const place = schemaPlaceOf(path.slice(0, -1));
   if (place?.place === 'schema') {
     const table = place.depth === 0 ? PARAMETERS_KEYWORDS : SCHEMA_KEYWORDS;
-    return table[key] ? { name: key, doc: table[key] } : undefined;
+    return Object.hasOwn(table, key) ? { name: key, doc: table[key] } : undefined;
   }
-  return undefined;
+  // Every other key the file may hold, at any depth, is a setting of the rule set's table.
+  return settingDocAt(path);
 }
 
 function graphSource(input: HoverInput): string {

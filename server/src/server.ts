@@ -32,6 +32,7 @@ import { fetchLiveGraph } from '10xgraph/live';
 import { type AgentInfo, AgentModuleCache, NO_AGENTS } from './agentModules';
 import { fixAllAction, FIX_ALL_KIND, kindRequested, quickFixActions, type EditTarget } from './codeActions';
 import { completeAt } from './completion';
+import { configFilesOf } from './configFiles';
 import { MAX_DOCUMENT_LENGTH, toDiagnostic, tooLargeDiagnostic } from './diagnostics';
 import { formatText } from './formatting';
 import { GraphCache, graphCacheFolder } from './graphCache';
@@ -513,7 +514,7 @@ class TenxGraphServer {
     const cached = this.states.get(uri);
     if (cached && cached.resultId === resultId && cached.text === text && cached.agents === agents && cached.fromSource === fromSource && cached.unreadSource === unreadSource)
       return cached;
-    const options = this.auditOptions(graph, agents.candidates);
+    const options = this.auditOptions(uri, graph, agents.candidates);
     // A keystroke inside a string reuses the previous version's tree (not kept by this state: no chain of versions).
     const previousTree = cached?.analysis?.flatTree;
     const analysis = analyzeConfig(text, previousTree ? { ...options, previous: { flatTree: previousTree } } : options);
@@ -562,8 +563,10 @@ class TenxGraphServer {
     return state?.analysis ? state : undefined;
   }
 
-  private auditOptions(graph: Graph | undefined, agentCandidates: string[]): AuditOptions {
-    return { ...(graph ? { graph } : {}), ...(agentCandidates.length ? { agentCandidates } : {}) };
+  private auditOptions(uri: string, graph: Graph | undefined, agentCandidates: string[]): AuditOptions {
+    // The files beside the config (the env file, Python modules), read by the rules that need them during this analysis.
+    const files = configFilesOf(uri, this.folders);
+    return { ...(graph ? { graph } : {}), ...(agentCandidates.length ? { agentCandidates } : {}), ...(files ? { files } : {}) };
   }
 
   private diagnosticsOf(state: DocumentState): Diagnostic[] {

@@ -20,6 +20,7 @@ import {
   type SymbolInformation,
   type TextEdit,
 } from 'vscode-languageserver-protocol/node';
+import { FILE_FIELDS } from '../../runtime/src/rules/index';
 import { TestClient, fileUri, tempFolder } from '../support/lspClient';
 import { GraphHttpServer, QUICKSTART_LIKE_GRAPH } from '../support/graphHttp';
 
@@ -195,8 +196,10 @@ describe('editor features', () => {
     const root = await complete(client, '{ | }');
     assert.deepEqual(
       root.items.map((i) => i.label),
-      ['agent', 'remote_tools'],
+      Object.keys(FILE_FIELDS),
+      'every field of the file (test/server/settingsCompletion.test.ts covers them)',
     );
+    assert.ok(root.items.some((i) => i.label === 'remote_tools'));
     const agent = await complete(client, '{ "agent": "|" }', agentDir);
     assert.equal(agent.items[0].label, 'graph:app');
     assert.equal(agent.items[0].preselect, true);

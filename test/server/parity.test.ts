@@ -15,6 +15,7 @@ import { auditConfig, LineIndex, type AuditOptions, type Graph, type Problem } f
 import { NONE, parseTree } from '../../runtime/src/rules/tree';
 import { fetchLiveGraph } from '../../runtime/src/live/fetchGraph';
 import { findAgentCandidates } from '../../runtime/src/workspace/agentCandidates';
+import { configFilesOf } from '../../runtime/src/workspace/configFiles';
 import { TestClient, fileUri, ROOT } from '../support/lspClient';
 import { GraphHttpServer } from '../support/graphHttp';
 import { CORPUS_GRAPH } from '../support/corpus';
@@ -36,7 +37,9 @@ const files = listJson(FIXTURES);
 
 function expected(path: string, text: string, options: AuditOptions): unknown[] {
   const candidates = findAgentCandidates(dirname(path));
-  return expectedDiagnostics(fileUri(path), text, auditConfig(text, { ...options, ...(candidates.length ? { agentCandidates: candidates } : {}) }));
+  // The files beside the config, as `10xgraph audit` tells the rule set of them.
+  const files = configFilesOf(path);
+  return expectedDiagnostics(fileUri(path), text, auditConfig(text, { ...options, files, ...(candidates.length ? { agentCandidates: candidates } : {}) }));
 }
 
 test('the corpus is there', () => {

@@ -21,7 +21,7 @@ describe('parseSettings', () => {
     assert.equal(parseSettings(null).server.url, 'http://localhost:8000');
     assert.equal(parseSettings({}).server.timeoutMs, 2000);
     assert.equal(parseSettings({}).server.refreshSeconds, 30);
-    assert.deepEqual(parseSettings({}).files, ['**/10xgraph.json']);
+    assert.deepEqual(parseSettings({}).files, ['**/10xgraph.json', '**/agentflow.json']);
   });
 
   test('each field falls back on its own when its value is wrong', () => {
@@ -30,7 +30,7 @@ describe('parseSettings', () => {
     assert.equal(s.server.enabled, true);
     assert.equal(s.server.timeoutMs, 50, 'clamped to the smallest time-out');
     assert.equal(s.server.refreshSeconds, 30);
-    assert.deepEqual(s.files, ['**/10xgraph.json']);
+    assert.deepEqual(s.files, ['**/10xgraph.json', '**/agentflow.json']);
   });
 
   test('good values are kept; dotted keys and numeric strings are understood', () => {

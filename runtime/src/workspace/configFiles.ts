@@ -36,43 +36,60 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
  */
 export function parseEnvFile(text: string, environment: Readonly<Record<string, string | undefined>> = {}): Map<string, string> {
   const values = new Map<string, string>();
-  const lines = text.split(/\r\n|\n|\r/);
   const expand = (value: string) => value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_all, name: string) => values.get(name) ?? environment[name] ?? '');
-  for (let i = 0; i < lines.length; i++) {
-    let line = lines[i].trim();
-    if (line === '' || line.startsWith('#')) continue;
+  let pos = 0;
+  while (pos < text.length) {
+    const lineEnd = endOfLine(text, pos);
+    let line = text.slice(pos, lineEnd).trim();
+    let next = nextLine(text, lineEnd);
     if (line.startsWith('export ')) line = line.slice(7).trimStart();
     const eq = line.indexOf('=');
-    if (eq <= 0) continue;
-    const name = line.slice(0, eq).trim();
-    if (!ENV_NAME.test(name)) continue;
+    const name = eq > 0 ? line.slice(0, eq).trim() : '';
+    if (line === '' || line.startsWith('#') || !ENV_NAME.test(name)) {
+      pos = next;
+      continue;
+    }
     let raw = line.slice(eq + 1).trimStart();
-    let value: string;
     const quote = raw[0];
     if (quote === "'" || quote === '"') {
-      let body = raw.slice(1);
-      let close = closingQuote(body, quote);
-      while (close < 0 && i + 1 < lines.length) {
-        body += '\n' + lines[++i];
-        close = closingQuote(body, quote);
+      // A quoted value may run over several lines: its closing quote is looked for once, from
+      // just after the opening one. Unclosed, or followed by more than a comment, the line is skipped.
+      const open = text.indexOf(quote, pos + text.slice(pos, lineEnd).indexOf('=') + 1);
+      const close = closingQuote(text, open + 1, quote);
+      const rest = close < 0 ? '' : text.slice(close + 1, endOfLine(text, close + 1)).trim();
+      if (close >= 0 && (rest === '' || rest.startsWith('#'))) {
+        const body = text.slice(open + 1, close);
+        values.set(name, quote === "'" ? body : expand(body.replace(/\\([nt"\\])/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c))));
+        next = nextLine(text, endOfLine(text, close + 1));
       }
-      body = close < 0 ? body : body.slice(0, close);
-      value = quote === "'" ? body : expand(body.replace(/\\([nt"\\])/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : c)));
-    } else {
-      const comment = raw.search(/\s#/);
-      if (comment >= 0) raw = raw.slice(0, comment);
-      value = expand(raw.trim());
+      pos = next;
+      continue;
     }
-    values.set(name, value);
+    const comment = raw.search(/\s#/);
+    if (comment >= 0) raw = raw.slice(0, comment);
+    values.set(name, expand(raw.trim()));
+    pos = next;
   }
   return values;
 }
 
-/** The index of the quote that closes a value in `body` (after its opening quote), or -1. */
-function closingQuote(body: string, quote: string): number {
-  for (let i = 0; i < body.length; i++) {
-    if (quote === '"' && body[i] === '\\') i++;
-    else if (body[i] === quote) return i;
+/** Where the line that starts at `from` ends (its line break, or the end of the text). */
+function endOfLine(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && text[i] !== '\n' && text[i] !== '\r') i++;
+  return i;
+}
+
+/** Where the line after the break at `end` starts. */
+function nextLine(text: string, end: number): number {
+  return text[end] === '\r' && text[end + 1] === '\n' ? end + 2 : end + 1;
+}
+
+/** The index of the quote that closes a value opened just before `from`, or -1. */
+function closingQuote(text: string, from: number, quote: string): number {
+  for (let i = from; i < text.length; i++) {
+    if (quote === '"' && text[i] === '\\') i++;
+    else if (text[i] === quote) return i;
   }
   return -1;
 }
