@@ -2,7 +2,8 @@
 // rule set finds no structural error, rejects every file with one, and (with ajv's allErrors)
 // rejects it at the very places the rule set points at. Structural errors are the error codes a
 // schema can express: all but invalid-json (the file must parse first), duplicate-name and the
-// graph rules. Warnings and information never make the schema reject a file.
+// graph rules; they include the settings the server refuses at start-up. Warnings and information
+// never make the schema reject a file.
 import { closestToolField } from '../../runtime/src/rules/rules/unknown-field';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import fc from 'fast-check';
 import { DiagnosticSeverity, MarkupContent, TextDocument, getLanguageService } from 'vscode-json-languageservice';
 import { RULES, analyzeConfig, auditConfig, pathOfNode, type JsonNode, type Problem, type ProblemCode } from '../../runtime/src/rules/index';
+import { FILE_FIELDS, type SettingSpec } from '../../runtime/src/rules/fields';
 import { readDocSections } from './docsExamples';
 
 const ROOT = join(__dirname, '..', '..');
@@ -129,7 +131,9 @@ function assertAgreement({ source, text }: Case): void {
       })
     );
   };
-  const fromSchema = [...new Set(errors.filter((e) => !misspelt(e)).map(errorPointer))].sort();
+  // A failed `then` is reported twice by ajv: where its keyword fails, and (keyword "if") at the
+  // object holding the condition. The first is the place; the second only says why it applied.
+  const fromSchema = [...new Set(errors.filter((e) => e.keyword !== 'if' && !misspelt(e)).map(errorPointer))].sort();
   assert.deepEqual(fromSchema, fromRules, `the schema and the rule set point at different places: ${explain()}`);
 }
 
@@ -231,6 +235,23 @@ const INLINE: Array<[string, string]> = [
     name,
     `{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "name": "t", "description": "Do the thing now.", "parameters": ${parameters}}]}`,
   ]),
+  ['node_name alone is node', '{"agent": "graph:app", "remote_tools": [{"node_name": "TOOL", "name": "t", "description": "Do the thing now."}]}'],
+  ['node_name alone, blank', '{"agent": "graph:app", "remote_tools": [{"node_name": "\\u3000", "name": "t", "description": "Do the thing now."}]}'],
+  ['node and node_name both', '{"agent": "graph:app", "remote_tools": [{"node": "TOOL", "node_name": 5, "name": "t", "description": "Do the thing now."}]}'],
+  [
+    'a name with white space around it, which the server trims',
+    '{"agent": "graph:app", "remote_tools": [{"node": " TOOL", "name": "t\\u0085", "description": "Do the thing now."}]}',
+  ],
+  ['a number too large for Python int()', '{"agent": "graph:app", "rate_limit": {"requests": 1e400, "window": 1.0, "trusted_proxy_hops": "+1_0"}}'],
+  ['auth with an empty path and a wrong method', '{"agent": "graph:app", "auth": {"method": "jwt", "path": ""}}'],
+  ['auth with a wrong method', '{"agent": "graph:app", "auth": {"method": "Custom", "path": "auth:Backend"}}'],
+  ['authorization named by type', '{"agent": "graph:app", "authorization": {"backend": "", "type": "Roles", "default_scopes": ["a", 1]}}'],
+  ['authorization with neither backend nor type', '{"agent": "graph:app", "authorization": {"roles": {}}}'],
+  ['authorization as a module path', '{"agent": "graph:app", "authorization": "auth.backends:Rbac"}'],
+  [
+    'settings read after start-up are never rejected',
+    '{"agent": "graph:app", "websocket": {"max_connections": -5}, "test": {"coverage": "yes"}, "evaluation": {"max_concurrency": 2.0}, "redis": 5}',
+  ],
   [
     'a mix of faults in two tools',
     '{"remote_tools": [{"node": "TOOL", "nmae": "t", "description": ""}, {"node": "TOOL", "name": "u", "description": "Do it now please.", "parameters": {"type": "array", "required": {}}}], "agent": 3}',
@@ -253,13 +274,76 @@ function expandSnippet(value: unknown): unknown {
   return value;
 }
 
+/** Files of settings from the table (fields.ts), each a valid file or not. */
+function settingsConfigs(): fc.Arbitrary<unknown> {
+  // Values on the edges of how the server reads its settings (Python's int(), its boolean
+  // words, import paths, networks, empty values), and any JSON now and then.
+  const edge = fc.constantFrom<unknown>(
+    ...[true, false, null, 0, -0, 1, -1, 2, 0.5, 1.5, -0.5, 0.99, 100, 1e300],
+    ...['', ' ', '\u00a0', '1', ' Yes\t', 'TRUE', 'oFF', 'maybe', '+1_000', '0', '-0', ' 7 ', '1__0', '_1', '\u0661', '1.5', '-3'],
+    ...['ip', 'IP', 'user', 'global', 'memory', 'redis', 'custom', 'Custom', 'spans', 'FULL', 'owner', 'none'],
+    ...['jwt', 'JWT', 'x-jwt-y', 'graph.deps:container', 'a:b:c', ' a:b', 'a:b\n', 'a:b ', '1a:b', 'a:', 'ownership', ' Allow_All ', 'default:x', 'rbac', 'Role_Based', ' rbac'],
+    ...[
+      '10.0.0.0/8',
+      '::1',
+      'fe80::1%eth0',
+      '1.2.3.4/255.255.0.0',
+      '1.2.3.4/0.0.0.255',
+      '01.2.3.4',
+      '1.2.3.4/33',
+      ' ::ffff:1.2.3.4 ',
+      '1::2::3',
+      'redis://localhost:6379/0',
+      '$REDIS_URL',
+    ],
+    ...[[], {}, ['a'], [1], ['10.0.0.1', 'x'], [null], { a: 1 }],
+  );
+  const anyJson = fc.jsonValue({ maxDepth: 2 });
+  const valueOf = (spec: SettingSpec): fc.Arbitrary<unknown> => {
+    const scalar = fc.oneof({ arbitrary: edge, weight: 4 }, { arbitrary: anyJson, weight: 1 });
+    const fields = spec.fields;
+    if (!fields) return spec.type === 'networks' ? fc.oneof(fc.array(edge, { maxLength: 3 }), scalar) : scalar;
+    const object = fc.record(Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, valueOf(field)])), { requiredKeys: [] });
+    return fc.oneof({ arbitrary: object, weight: 3 }, { arbitrary: scalar, weight: 1 });
+  };
+  const settings = Object.fromEntries(
+    Object.entries(FILE_FIELDS)
+      .filter(([key]) => key !== 'agent' && key !== 'remote_tools')
+      .map(([key, spec]) => [key, valueOf(spec)]),
+  );
+  // One setting alone (so that many files are valid), or all of them at once.
+  const one = fc.oneof(...Object.entries(settings).map(([key, value]) => fc.record({ agent: fc.constant('graph:app'), [key]: value })));
+  const all = fc.record({ agent: fc.constant('graph:app'), ...settings, unknown_setting: anyJson }, { requiredKeys: ['agent'] });
+  return fc.oneof({ arbitrary: one, weight: 2 }, { arbitrary: all, weight: 1 });
+}
+
 describe('schemas/10xgraph.schema.json', () => {
   test('is a draft-07 schema with an $id, and names only keywords JSON Schema or VS Code defines', () => {
     assert.equal(schema.$schema, 'http://json-schema.org/draft-07/schema#');
     assert.match(schema.$id, /^https:\/\/.+\/10xgraph\.schema\.json$/);
-    const strictAjv = new Ajv({ strictSchema: true, strictTypes: false, strictRequired: true, logger: false });
+    const undefinedRequired: string[] = [];
+    const logger = { log() {}, warn: (message: unknown) => undefinedRequired.push(String(message)), error() {} };
+    const strictAjv = new Ajv({ strictSchema: true, strictTypes: false, strictRequired: 'log', logger });
     strictAjv.addVocabulary(EDITOR_KEYWORDS);
     assert.doesNotThrow(() => strictAjv.compile(schema));
+    // ajv compiles a condition (if, then, else, not, anyOf) before the `properties` of its object,
+    // so it logs every `required` in one: each must name a property of the object it belongs to.
+    for (const warning of undefinedRequired) {
+      const m = /required property "(.+)" is not defined at ".*#(.*)" \(strictRequired\)/.exec(warning);
+      assert.ok(m, warning);
+      const owner = m[2].replace(/(?:\/(?:if|then|else|not|(?:anyOf|allOf)\/\d+))+$/, '');
+      // The place is within the root, or within a definition (ajv compiles one apart).
+      const objects = [schema, ...Object.values(schema.definitions)].map((root) =>
+        owner
+          .split('/')
+          .slice(1)
+          .reduce<Record<string, any> | undefined>((v, k) => v?.[k], root as Record<string, any>),
+      );
+      assert.ok(
+        objects.some((o) => o?.properties?.[m[1]] !== undefined),
+        warning,
+      );
+    }
   });
 
   test('every field has a title, a description and a markdownDescription', () => {
@@ -270,6 +354,7 @@ describe('schemas/10xgraph.schema.json', () => {
       ['remote_tools', schema.properties.remote_tools],
       ['remote tool', defs.remoteTool],
       ['node', defs.remoteTool.properties.node],
+      ['node_name', defs.remoteTool.properties.node_name],
       ['name', defs.remoteTool.properties.name],
       ['description', defs.remoteTool.properties.description],
       ['parameters', defs.parameters],
@@ -282,12 +367,15 @@ describe('schemas/10xgraph.schema.json', () => {
     }
   });
 
-  test('requires agent and the three tool fields, and rejects other tool fields, as docs/spec.md §1 says', () => {
+  test('requires agent and the three tool fields (node or node_name), and rejects other tool fields, as docs/spec.md §1 says', () => {
     assert.deepEqual(schema.required, ['agent']);
-    assert.deepEqual(schema.definitions.remoteTool.required, ['node', 'name', 'description']);
-    assert.equal(schema.definitions.remoteTool.additionalProperties, false);
-    assert.deepEqual(Object.keys(schema.definitions.remoteTool.properties), ['node', 'name', 'description', 'parameters']);
-    assert.notEqual(schema.additionalProperties, false, 'other top-level keys are server settings, accepted');
+    const tool = schema.definitions.remoteTool;
+    assert.deepEqual(tool.required, ['name', 'description']);
+    assert.deepEqual([tool.if, tool.then], [{ not: { required: ['node_name'] } }, { required: ['node'] }]);
+    assert.deepEqual(tool.dependencies, { node: { properties: { node_name: false } } });
+    assert.equal(tool.additionalProperties, false);
+    assert.deepEqual(Object.keys(tool.properties), ['node', 'node_name', 'name', 'description', 'parameters']);
+    assert.notEqual(schema.additionalProperties, false, 'unknown top-level keys are warnings, accepted');
   });
 
   test('its examples, defaults and snippets are files the rule set finds nothing wrong with', () => {
@@ -375,6 +463,16 @@ describe('schemas/10xgraph.schema.json', () => {
     assert.ok(verdicts.includes(false));
   });
 
+  test('agrees with the rule set on generated settings', () => {
+    const config = settingsConfigs();
+    fc.assert(
+      fc.property(config, (value) => {
+        assertAgreement({ source: 'generated', text: JSON.stringify(value, null, 2) });
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   test('agrees with the rule set on generated configs', () => {
     const anyJson = fc.jsonValue({ maxDepth: 2 });
     const text = fc.oneof(fc.constantFrom('', ' ', '\t\n', 'TOOL', 'read_clipboard', 'a b', ':', 'graph:app', '\u00a0', 'Read the clipboard text.'), fc.string({ maxLength: 6 }));
@@ -400,7 +498,7 @@ describe('schemas/10xgraph.schema.json', () => {
     );
     const tool = fc.oneof(
       {
-        arbitrary: fc.record({ node: field, name: field, description: field, parameters, params: anyJson, desc: text }, { requiredKeys: [] }),
+        arbitrary: fc.record({ node: field, node_name: field, name: field, description: field, parameters, params: anyJson, desc: text }, { requiredKeys: [] }),
         weight: 6,
       },
       { arbitrary: anyJson, weight: 1 },
@@ -444,6 +542,12 @@ describe('schemas/10xgraph.schema.json', () => {
       'parameters-type-not-object',
       'properties-not-object',
       'required-not-string-list',
+      'setting-wrong-type',
+      'setting-out-of-range',
+      'setting-unknown-value',
+      'invalid-import-path',
+      'invalid-network',
+      'auth-invalid',
     ]);
   });
 });
@@ -484,6 +588,19 @@ describe('in an editor (vscode-json-languageservice)', () => {
       compared++;
     }
     assert.ok(compared > 0);
+  });
+
+  test('reports a schema error exactly on the generated settings ajv rejects', async () => {
+    await fc.assert(
+      fc.asyncProperty(settingsConfigs(), async (value) => {
+        const text = JSON.stringify(value, null, 2);
+        const document = TextDocument.create('file:///work/10xgraph.json', 'json', 1, text);
+        const diagnostics = await service.doValidation(document, service.parseJSONDocument(document), { schemaValidation: 'error' });
+        const errors = diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error);
+        assert.equal(errors.length > 0, !validate(value), `${text}\n${JSON.stringify(errors.map((d) => d.message))}`);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test("uses the schema's own words for its errors", async () => {
