@@ -4,12 +4,17 @@
  * (`workspace/didChangeWatchedFiles`) and the open documents. A keystroke in a config never
  * waits for it: the scan yields to the event loop after every file, and readers only look at
  * what is indexed so far (`complete` says whether that is everything).
+ *
+ * A file event gets the checks of the walk: a symbolic link is never followed (nor a folder
+ * reached through one), only folders and regular files are read, within the same bounds, and
+ * nothing below a folder the walk leaves out (`node_modules`, `.gitignore`, the exclude setting).
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join, relative, sep } from 'node:path';
 import { GitIgnore } from './gitignore';
 import { matchAny } from './glob';
 import { type ConfigFacts, readConfigFacts } from './configFacts';
+import { readRegularFile } from './regularFile';
 import { isSourcePath, readSourceFacts, type SourceFacts } from './sourceFacts';
 
 /** Bounds of one index; a workspace beyond them is indexed in part, and says so. */
@@ -55,6 +60,9 @@ interface Options {
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+// The walk gives the event loop a turn at least this often (ms), also between entries it does not read.
+const SLICE_MS = 10;
+
 /** The sources of the workspace folders and what each says about the project. */
 export class ProjectIndex {
   private readonly files = new Map<string, FileFacts & { bytes: number }>();
@@ -66,7 +74,8 @@ export class ProjectIndex {
   private scanning: Promise<void> = Promise.resolve();
   private totalBytes = 0;
   private notifyScheduled = false;
-  private readonly limits: IndexLimits;
+  /** The bounds of this index (an open document is read within `maxFileBytes` too). */
+  readonly limits: IndexLimits;
   /** False while a scan runs. */
   complete = true;
   /** Why the index holds only part of the workspace (a bound was reached), or undefined. */
@@ -133,44 +142,92 @@ export class ProjectIndex {
 
   /** A watched file was created, changed or deleted. */
   async fileEvent(path: string, deleted: boolean): Promise<void> {
-    if (path.endsWith(`${sep}.gitignore`) || path.endsWith('/.gitignore')) {
+    const root = this.rootOf(path);
+    // The index holds nothing outside the workspace folders.
+    if (!root) return;
+    if (basename(path) === '.gitignore') {
       this.ignores.clear();
       await this.setRoots(this.roots);
       return;
     }
-    if (deleted) {
-      let removed = false;
-      for (const known of [...this.files.keys()]) {
-        if (known === path || known.startsWith(path + sep)) {
-          this.totalBytes -= this.files.get(known)!.bytes;
-          this.files.delete(known);
-          removed = true;
-        }
-      }
-      if (removed) this.bump();
-      return;
-    }
+    if (deleted) return this.forget(path);
     let info;
     try {
-      info = await stat(path);
+      info = await lstat(path);
     } catch {
-      return this.fileEvent(path, true);
+      return this.forget(path);
     }
+    // What the walk would not have read is dropped (a file replaced by a link, moved below an ignored folder).
+    if (!(info.isFile() || info.isDirectory()) || !(await this.reaches(root, path, info.isDirectory()))) return this.forget(path);
     if (info.isDirectory()) {
       // A folder appeared (moved in, checked out): index what it holds.
-      const root = this.rootOf(path);
-      if (root && !(await this.isIgnored(root, path, true))) await this.walk(root, path, this.scan, false);
+      await this.walk(root, path, this.scan, false);
       this.bump();
       return;
     }
-    const root = this.rootOf(path);
-    if (!root || !this.isWanted(root, path) || (await this.isIgnored(root, path, false))) return;
-    await this.indexFile(path, info.size);
+    if (!this.isWanted(root, path)) return;
+    if (!this.files.has(path)) {
+      const bound = this.boundReached();
+      if (bound) {
+        this.truncated = bound;
+        this.bump();
+        return;
+      }
+    }
+    await this.indexFile(path);
   }
 
   /** Whether `path` lies in a folder the index reads. */
   covers(path: string): boolean {
     return this.rootOf(path) !== undefined;
+  }
+
+  /**
+   * Whether `path` belongs to the project, as the walk sees it: in a workspace folder, not below a
+   * link, `node_modules` or a folder `.gitignore` or the exclude setting leaves out, nor left out itself.
+   * What the server changes in the workspace (a rename's edits) stays within it.
+   */
+  async includes(path: string): Promise<boolean> {
+    const root = this.rootOf(path);
+    return root !== undefined && (await this.reaches(root, path, false));
+  }
+
+  /** Drops what is known of `path` (a file, or a folder and what it held). */
+  private forget(path: string): void {
+    let removed = false;
+    for (const known of [...this.files.keys()]) {
+      if (known === path || known.startsWith(path + sep)) {
+        this.totalBytes -= this.files.get(known)!.bytes;
+        this.files.delete(known);
+        removed = true;
+      }
+    }
+    if (removed) this.bump();
+  }
+
+  /**
+   * Whether the walk reaches `path` below `root`: every folder on the way is a real folder (a
+   * link is never entered) that is not left out, and `path` itself is not. A folder that does not
+   * exist (an unsaved document's) holds no link.
+   */
+  private async reaches(root: IndexRoot, path: string, isFolder: boolean): Promise<boolean> {
+    // The folder itself: its own .gitignore speaks of what it holds, not of it.
+    if (path === root.path) return true;
+    const parts = relative(root.path, path).split(sep);
+    let dir = root.path;
+    for (const part of parts.slice(0, -1)) {
+      dir = join(dir, part);
+      const info = await lstat(dir).catch(() => undefined);
+      if ((info && !info.isDirectory()) || (await this.isIgnored(root, dir, true))) return false;
+    }
+    return !(await this.isIgnored(root, path, isFolder));
+  }
+
+  /** Why no further file may join the index, or undefined while it is within its bounds. */
+  private boundReached(): string | undefined {
+    if (this.files.size >= this.limits.maxFiles) return `stopped at ${this.limits.maxFiles} files`;
+    if (this.totalBytes >= this.limits.maxTotalBytes) return `stopped at ${Math.round(this.limits.maxTotalBytes / (1024 * 1024))} MB of sources`;
+    return undefined;
   }
 
   private rootOf(path: string): IndexRoot | undefined {
@@ -221,6 +278,7 @@ export class ProjectIndex {
   /** Indexes the sources below `folder` (breadth first), yielding to the event loop after each file. */
   private async walk(root: IndexRoot, folder: string, scan: number, scanning: boolean): Promise<void> {
     const queue = [folder];
+    let slice = Date.now();
     while (queue.length > 0) {
       if (scan !== this.scan) return;
       const dir = queue.shift()!;
@@ -233,6 +291,10 @@ export class ProjectIndex {
       await this.loadIgnore(dir);
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const entry of entries) {
+        if (Date.now() - slice >= SLICE_MS) {
+          await yieldToEventLoop();
+          slice = Date.now();
+        }
         if (scan !== this.scan) return;
         const path = join(dir, entry.name);
         if (entry.isDirectory()) {
@@ -244,38 +306,42 @@ export class ProjectIndex {
           this.truncated = `stopped at ${this.limits.maxFiles} files`;
           return;
         }
-        await this.indexFile(path, undefined, !scanning);
+        await this.indexFile(path, !scanning);
         if (this.totalBytes >= this.limits.maxTotalBytes) {
           this.truncated = `stopped at ${Math.round(this.limits.maxTotalBytes / (1024 * 1024))} MB of sources`;
           return;
         }
         await (this.options.pause ?? yieldToEventLoop)();
+        slice = Date.now();
       }
     }
   }
 
-  private async indexFile(path: string, knownSize: number | undefined, notify = true): Promise<void> {
-    try {
-      const size = knownSize ?? (await stat(path)).size;
-      if (size > this.limits.maxFileBytes) return;
-      const text = await readFile(path, 'utf8');
-      const facts: FileFacts = isSourcePath(path) ? { source: readSourceFacts(path, text) } : { config: readConfigFacts(text) };
-      const before = this.files.get(path);
-      this.files.set(path, { ...facts, bytes: size });
-      this.totalBytes += size - (before?.bytes ?? 0);
-      if (notify && !this.open.has(path) && !sameFacts(before && { source: before.source, config: before.config }, facts)) this.bump();
-    } catch {
-      // Vanished between the listing and the read: its delete event follows.
+  private async indexFile(path: string, notify = true): Promise<void> {
+    // Larger than the bound, not a regular file (a FIFO would block the read forever), a link, or vanished (its delete event follows).
+    const read = await readRegularFile(path, this.limits.maxFileBytes);
+    if ('skipped' in read) {
+      if (this.files.has(path)) this.forget(path);
+      return;
     }
+    const facts: FileFacts = isSourcePath(path) ? { source: readSourceFacts(path, read.text) } : { config: readConfigFacts(read.text) };
+    const before = this.files.get(path);
+    this.files.set(path, { ...facts, bytes: read.bytes });
+    this.totalBytes += read.bytes - (before?.bytes ?? 0);
+    if (notify && !this.open.has(path) && !sameFacts(before && { source: before.source, config: before.config }, facts)) this.bump();
   }
 
   private async loadIgnore(dir: string): Promise<GitIgnore | null> {
     let ignore = this.ignores.get(dir);
     if (ignore !== undefined) return ignore;
-    try {
-      ignore = new GitIgnore(await readFile(join(dir, '.gitignore'), 'utf8'));
-    } catch {
-      ignore = null;
+    const file = join(dir, '.gitignore');
+    const read = await readRegularFile(file, this.limits.maxFileBytes);
+    ignore = null;
+    if ('text' in read) {
+      ignore = new GitIgnore(read.text);
+      for (const problem of ignore.problems) this.options.log(`10xgraph: line ${problem.line} of ${file} is not used: ${problem.reason}.`);
+    } else if (!read.missing) {
+      this.options.log(`10xgraph: ${file} is not read: ${read.skipped}.`);
     }
     this.ignores.set(dir, ignore);
     return ignore;

@@ -48,6 +48,7 @@ import {
   undeclaredHandlerDiagnostics,
 } from './project';
 import { type IndexLimits, ProjectIndex, type IndexRoot } from './projectIndex';
+import { formatBytes } from './regularFile';
 import { isSourcePath, readSourceFacts, SOURCE_EXTENSIONS, type SourceFacts } from './sourceFacts';
 
 /** What the service needs of the server around it. */
@@ -101,6 +102,8 @@ export class ProjectService {
   private readonly agents = new Map<string, { generation: number; value: Promise<AgentSource | undefined>; settled?: AgentSource | null }>();
   private rootsKey = '';
   private readonly parsing = new Set<string>();
+  /** Open sources over the index's per-file bound, told once each (until they shrink or close). */
+  private readonly tooLarge = new Set<string>();
 
   constructor(private readonly host: ProjectHost) {
     this.index = new ProjectIndex({ limits: host.limits, log: host.log, changed: () => host.changed(), pause: host.pause });
@@ -163,10 +166,31 @@ export class ProjectService {
     const cached = this.sources.get(uri);
     if (cached?.version === doc.version) return cached;
     const text = doc.getText();
-    const state: SourceState = { version: doc.version, facts: readSourceFacts(path, text), lines: positionsOf(doc, text) };
+    const state: SourceState = { version: doc.version, facts: this.readOpenSource(uri, path, text), lines: positionsOf(doc, text) };
     this.sources.set(uri, state);
     this.index.setOpen(path, { source: state.facts });
     return state;
+  }
+
+  /**
+   * The facts of an open source's text. A text over the index's per-file bound (512 KB) is not
+   * parsed, as the index does not read such a file from disk: a parse of megabytes at every
+   * keystroke would stall the server. It registers nothing, and the log says so once.
+   */
+  private readOpenSource(uri: string, path: string, text: string): SourceFacts {
+    const max = this.index.limits.maxFileBytes;
+    // UTF-16 units never outnumber UTF-8 bytes: the length settles most texts without counting bytes.
+    if (text.length <= max && Buffer.byteLength(text, 'utf8') <= max) {
+      this.tooLarge.delete(uri);
+      return readSourceFacts(path, text);
+    }
+    if (!this.tooLarge.has(uri)) {
+      this.tooLarge.add(uri);
+      this.host.log(
+        `10xgraph: ${path} is larger than ${formatBytes(max)} (the bound of a source the project index reads), so its handlers and nodes are not read while it is open.`,
+      );
+    }
+    return { handlers: [], nodes: [] };
   }
 
   /** A source document changed: its facts join the project at once (the parse runs after this turn). */
@@ -211,6 +235,7 @@ export class ProjectService {
   /** A document closed: the disk is the truth again. */
   closed(uri: string): void {
     this.sources.delete(uri);
+    this.tooLarge.delete(uri);
     const path = pathOf(uri);
     if (path) this.index.closeOpen(path);
   }
@@ -320,22 +345,59 @@ export class ProjectService {
     return [...nodeSitesNamed({ ...source, facts }, name).map((n) => ({ uri: moduleUri, range: n.range })), ...uses];
   }
 
+  /** Whether the document at `uri` belongs to the project (see `ProjectIndex.includes`): only those are edited. */
+  async includesUri(uri: string): Promise<boolean> {
+    const path = pathOf(uri);
+    return path !== undefined && (await this.index.includes(path));
+  }
+
+  /** The refusal of a rename that starts in a document outside the project. */
+  private outsideRefusal(uri: string): ResponseError<void> {
+    return new ResponseError(
+      ErrorCodes.InvalidRequest,
+      `${pathOf(uri) ?? uri} is not part of the project (it is outside the workspace folders, in node_modules, or left out by .gitignore or 10xgraph.project.exclude), so a rename cannot start here.`,
+    );
+  }
+
   /** The range a rename of the tool name at `position` replaces; refuses (with a reason) where it cannot be exact. */
-  prepareRename(uri: string, position: Position, config: ConfigView | undefined): { range: Range; placeholder: string } | null {
+  async prepareRename(uri: string, position: Position, config: ConfigView | undefined): Promise<{ range: Range; placeholder: string } | null> {
+    const inside = await this.includesUri(uri);
     const target = this.targetAt(uri, position, config);
     if (target?.kind !== 'tool') {
       if (config) throw new ResponseError(ErrorCodes.InvalidRequest, 'Only a remote tool\'s "name" can be renamed here.');
       return null;
     }
+    if (!inside) throw this.outsideRefusal(uri);
     const refusal = renameRefusal(this.snapshot(true), target.name, target.site);
     if (refusal) throw new ResponseError(ErrorCodes.InvalidRequest, refusal);
     return { range: (target.site as { inner: Range }).inner, placeholder: target.name };
   }
 
-  /** One edit over every config that declares the tool and every source that registers a handler for it. */
-  rename(uri: string, position: Position, config: ConfigView | undefined, newName: string): WorkspaceEdit | null {
-    const target = this.targetAt(uri, position, config);
-    if (target?.kind !== 'tool') return null;
+  /**
+   * One edit over every config that declares the tool and every source that registers a handler
+   * for it, within the project: an open document outside it (a dependency in `node_modules`, an
+   * ignored folder) is never edited.
+   */
+  async rename(uri: string, position: Position, config: ConfigView | undefined, newName: string): Promise<WorkspaceEdit | null> {
+    // Which documents belong to the project is asked of the disk first; the edit is then built in
+    // one synchronous pass, so that all its ranges are those of one state of the documents.
+    const included = new Map<string, boolean>();
+    const here = pathOf(uri);
+    for (let pass = 0; ; pass++) {
+      const target = this.targetAt(uri, position, config);
+      if (target?.kind !== 'tool') return null;
+      const paths = [...renameRanges(this.snapshot(true), target.name).values()].map((r) => r.path);
+      const unknown = [...(here === undefined ? [] : [here]), ...paths].filter((p) => !included.has(p));
+      // A document that joined meanwhile, after two passes, is left out (never edited unchecked).
+      if (unknown.length === 0 || pass >= 2) return this.renameEdit(uri, target, newName, included);
+      for (const path of unknown) included.set(path, await this.index.includes(path));
+    }
+  }
+
+  /** The rename's edit over the documents of `included` that belong to the project. */
+  private renameEdit(uri: string, target: Extract<Target, { kind: 'tool' }>, newName: string, included: ReadonlyMap<string, boolean>): WorkspaceEdit {
+    const here = pathOf(uri);
+    if (here === undefined || included.get(here) !== true) throw this.outsideRefusal(uri);
     const snapshot = this.snapshot(true);
     const refusal = renameRefusal(snapshot, target.name, target.site);
     if (refusal) throw new ResponseError(ErrorCodes.InvalidRequest, refusal);
@@ -344,6 +406,7 @@ export class ProjectService {
     if (problem) throw new ResponseError(ErrorCodes.InvalidParams, problem);
     const changes: Record<string, TextEdit[]> = {};
     for (const [docUri, { path, ranges }] of renameRanges(snapshot, target.name)) {
+      if (included.get(path) !== true) continue;
       changes[docUri] = ranges.map((range) => ({ range, newText: newName }));
       if (snapshot.declared.get(newName)?.some((d) => d.uri === docUri)) {
         throw new ResponseError(ErrorCodes.InvalidParams, `${path} already declares a remote tool named '${newName}'; pick another name.`);

@@ -704,6 +704,8 @@ class TenxGraphServer {
   }
 
   private async codeActions(params: CodeActionParams): Promise<CodeAction[]> {
+    // A source outside the project (a dependency in node_modules, an ignored folder) gets no edit, as from a rename.
+    if (this.project.isSource(params.textDocument.uri) && !(await this.project.includesUri(params.textDocument.uri))) return [];
     const source = this.project.sourceState(params.textDocument.uri);
     if (source) {
       const target = { uri: params.textDocument.uri, version: source.version, lines: source.lines, documentChanges: this.documentChanges };
