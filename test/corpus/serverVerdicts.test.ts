@@ -134,7 +134,10 @@ describe('the start-up of 10xgraph api gives the server’s verdict', () => {
 describe('the language server gives the server’s verdict', () => {
   let client: TestClient;
   before(async () => {
-    client = await TestClient.start({ initializationOptions: { settings: { files: ['**/*.json'], server: { enabled: false } } }, workspaceFolders: [{ uri: fileUri(DIR), name: 'parity' }] });
+    client = await TestClient.start({
+      initializationOptions: { settings: { files: ['**/*.json'], server: { enabled: false } } },
+      workspaceFolders: [{ uri: fileUri(DIR), name: 'parity' }],
+    });
   });
   after(async () => {
     await client.stop();

@@ -15,7 +15,10 @@ export const RULES: Readonly<Record<ProblemCode, RuleInfo>> = {
   'agent-invalid': { severity: 'error', title: '`agent` is not a string `module:export` with both parts non-blank, naming a module inside the folder of the file.' },
   'remote-tools-not-list': { severity: 'error', title: '`remote_tools` is present and not an array.' },
   'tool-not-object': { severity: 'error', title: 'An item of `remote_tools` is not an object.' },
-  'unknown-field': { severity: 'error', title: 'A remote tool has a field other than `node` (or `node_name`), `name`, `description`, `parameters`, or both `node` and `node_name`.' },
+  'unknown-field': {
+    severity: 'error',
+    title: 'A remote tool has a field other than `node` (or `node_name`), `name`, `description`, `parameters`, or both `node` and `node_name`.',
+  },
   'missing-field': { severity: 'error', title: 'A remote tool lacks `node`, `name` or `description`.' },
   'not-a-string': { severity: 'error', title: '`node`, `name` or `description` is present but not a string.' },
   'blank-field': { severity: 'error', title: '`node`, `name` or `description` is empty or only white space (as Python trims it).' },

@@ -89,10 +89,23 @@ const BOOL_WORDS = 'a boolean (`true`/`false`, or one of the strings `"1"`, `"tr
 const INT_WORDS = 'an integer (a number is truncated, a numeric string such as `"100"` is read as its number)';
 
 const RATE_LIMIT: Record<string, SettingSpec> = {
-  enabled: { type: 'bool', label: 'Enabled', default: true, stage: 'start', help: `Whether limits are enforced; ${BOOL_WORDS}. Off keeps the settings without enforcing them, and they are still checked at start-up.` },
+  enabled: {
+    type: 'bool',
+    label: 'Enabled',
+    default: true,
+    stage: 'start',
+    help: `Whether limits are enforced; ${BOOL_WORDS}. Off keeps the settings without enforcing them, and they are still checked at start-up.`,
+  },
   requests: { type: 'int', label: 'Requests per window', default: 100, min: 1, stage: 'start', help: `How many requests one key may make per window: ${INT_WORDS}, at least 1.` },
   window: { type: 'int', label: 'Window (seconds)', default: 60, min: 1, stage: 'start', help: `The length of the sliding window in seconds: ${INT_WORDS}, at least 1.` },
-  by: { type: 'enum', label: 'Limit by', default: 'ip', values: ['ip', 'user', 'global'], stage: 'start', help: 'What a limit counts per: the client IP (`ip`), the authenticated user (`user`), or all requests together (`global`). Compared exactly: `"IP"` is refused.' },
+  by: {
+    type: 'enum',
+    label: 'Limit by',
+    default: 'ip',
+    values: ['ip', 'user', 'global'],
+    stage: 'start',
+    help: 'What a limit counts per: the client IP (`ip`), the authenticated user (`user`), or all requests together (`global`). Compared exactly: `"IP"` is refused.',
+  },
   backend: {
     type: 'enum',
     label: 'Backend',
@@ -107,15 +120,47 @@ const RATE_LIMIT: Record<string, SettingSpec> = {
     stage: 'start',
     help: 'The Redis of the `redis` backend: a URL string, or `{"url", "prefix"}`. `$VAR` and `${VAR}` in the URL are read from the environment (after `env` is loaded); a value that starts with `$` or holds `${` and names no variable that is set stops the server.',
     fields: {
-      url: { type: 'string', label: 'Redis URL', nullable: true, emptyIsUnset: true, stage: 'start', help: 'The Redis URL, e.g. `"${REDIS_URL}"` or `"redis://localhost:6379/0"`; `$VAR` and `${VAR}` are expanded.' },
+      url: {
+        type: 'string',
+        label: 'Redis URL',
+        nullable: true,
+        emptyIsUnset: true,
+        stage: 'start',
+        help: 'The Redis URL, e.g. `"${REDIS_URL}"` or `"redis://localhost:6379/0"`; `$VAR` and `${VAR}` are expanded.',
+      },
       prefix: { type: 'any', label: 'Redis key prefix', default: '10xgraph:rate-limit', stage: 'start', help: 'The prefix of the keys the limiter writes.' },
     },
   },
   exclude_paths: { type: 'list', label: 'Excluded paths', default: [], stage: 'start', help: 'Request paths that are never limited, e.g. `["/ping", "/docs"]`.' },
-  trusted_proxy_headers: { type: 'bool', label: 'Trust X-Forwarded-For', default: false, stage: 'start', help: `Whether the client IP is read from \`X-Forwarded-For\`; ${BOOL_WORDS}. Only behind a proxy you control.` },
-  trusted_proxy_hops: { type: 'int', label: 'Trusted proxy hops', default: 1, min: 1, stage: 'start', help: `How many proxies of your own append to \`X-Forwarded-For\` (entries counted from the right): ${INT_WORDS}, at least 1.` },
-  trusted_proxies: { type: 'networks', label: 'Trusted proxy networks', default: [], stage: 'start', help: 'The IP addresses or networks (`10.0.0.0/8`) your proxies connect from; `X-Forwarded-For` from anyone else is ignored.' },
-  fail_open: { type: 'bool', label: 'Fail open', default: true, stage: 'start', help: `Whether requests are allowed when the backend fails (\`false\` denies them); ${BOOL_WORDS}.` },
+  trusted_proxy_headers: {
+    type: 'bool',
+    label: 'Trust X-Forwarded-For',
+    default: false,
+    stage: 'start',
+    help: `Whether the client IP is read from \`X-Forwarded-For\`; ${BOOL_WORDS}. Only behind a proxy you control.`,
+  },
+  trusted_proxy_hops: {
+    type: 'int',
+    label: 'Trusted proxy hops',
+    default: 1,
+    min: 1,
+    stage: 'start',
+    help: `How many proxies of your own append to \`X-Forwarded-For\` (entries counted from the right): ${INT_WORDS}, at least 1.`,
+  },
+  trusted_proxies: {
+    type: 'networks',
+    label: 'Trusted proxy networks',
+    default: [],
+    stage: 'start',
+    help: 'The IP addresses or networks (`10.0.0.0/8`) your proxies connect from; `X-Forwarded-For` from anyone else is ignored.',
+  },
+  fail_open: {
+    type: 'bool',
+    label: 'Fail open',
+    default: true,
+    stage: 'start',
+    help: `Whether requests are allowed when the backend fails (\`false\` denies them); ${BOOL_WORDS}.`,
+  },
 };
 
 const WEBSOCKET_READ = 'every WebSocket handshake';
@@ -151,7 +196,13 @@ const WEBSOCKET: Record<string, SettingSpec> = {
 };
 
 const AG_UI: Record<string, SettingSpec> = {
-  enabled: { type: 'bool', label: 'Enabled', default: false, stage: 'start', help: `Whether \`POST /v1/ag-ui\` is served (for AG-UI clients such as CopilotKit; needs the server's \`ag-ui\` extra); ${BOOL_WORDS}.` },
+  enabled: {
+    type: 'bool',
+    label: 'Enabled',
+    default: false,
+    stage: 'start',
+    help: `Whether \`POST /v1/ag-ui\` is served (for AG-UI clients such as CopilotKit; needs the server's \`ag-ui\` extra); ${BOOL_WORDS}.`,
+  },
   allow_client_tools: {
     type: 'bool',
     label: 'Allow client tools',
@@ -199,7 +250,14 @@ const OBSERVABILITY: Record<string, SettingSpec> = {
     fields: {
       enabled: { type: 'truthy', label: 'LangSmith', default: false, stage: 'later', readBy: 'the tracing set-up', help: `Whether runs are traced to LangSmith. ${TRACE_ENABLED}` },
       project: { type: 'string', label: 'LangSmith project', nullable: true, stage: 'later', readBy: 'the tracing set-up', help: 'The LangSmith project traces go to.' },
-      endpoint: { type: 'string', label: 'LangSmith endpoint', nullable: true, stage: 'later', readBy: 'the tracing set-up', help: 'The OTLP endpoint, by default `https://api.smith.langchain.com/otel`.' },
+      endpoint: {
+        type: 'string',
+        label: 'LangSmith endpoint',
+        nullable: true,
+        stage: 'later',
+        readBy: 'the tracing set-up',
+        help: 'The OTLP endpoint, by default `https://api.smith.langchain.com/otel`.',
+      },
     },
   },
 };
@@ -225,8 +283,24 @@ const TEST: Record<string, SettingSpec> = {
 const EVALUATION: Record<string, SettingSpec> = {
   directory: { type: 'string', label: 'Eval directory', default: 'evals', stage: 'later', readBy: EVAL_READ, help: 'Where `10xgraph eval` finds its evaluations.' },
   output_dir: { type: 'string', label: 'Report directory', default: 'eval_reports', stage: 'later', readBy: EVAL_READ, help: 'Where `10xgraph eval` writes its reports.' },
-  threshold: { type: 'number', label: 'Pass threshold', min: 0, max: 1, nullable: true, stage: 'later', readBy: EVAL_READ, help: 'The pass rate below which `10xgraph eval` fails: a number from 0 to 1.' },
-  parallel: { type: 'strict-bool', label: 'Run in parallel', default: false, stage: 'later', readBy: EVAL_READ, help: 'Whether `10xgraph eval` runs cases in parallel: `true` or `false`.' },
+  threshold: {
+    type: 'number',
+    label: 'Pass threshold',
+    min: 0,
+    max: 1,
+    nullable: true,
+    stage: 'later',
+    readBy: EVAL_READ,
+    help: 'The pass rate below which `10xgraph eval` fails: a number from 0 to 1.',
+  },
+  parallel: {
+    type: 'strict-bool',
+    label: 'Run in parallel',
+    default: false,
+    stage: 'later',
+    readBy: EVAL_READ,
+    help: 'Whether `10xgraph eval` runs cases in parallel: `true` or `false`.',
+  },
   max_concurrency: {
     type: 'strict-int',
     label: 'Max concurrency',
@@ -242,12 +316,27 @@ const EVALUATION: Record<string, SettingSpec> = {
 
 /** The fields of an RBAC `authorization` object. */
 export const RBAC_FIELDS: Readonly<Record<string, SettingSpec>> = {
-  backend: { type: 'any', label: 'Backend', values: ['rbac', 'role_based', 'roles'], stage: 'start', help: 'The built-in role-based backend: `rbac` (or `role_based`, `roles`). `type` is read when `backend` is absent.' },
+  backend: {
+    type: 'any',
+    label: 'Backend',
+    values: ['rbac', 'role_based', 'roles'],
+    stage: 'start',
+    help: 'The built-in role-based backend: `rbac` (or `role_based`, `roles`). `type` is read when `backend` is absent.',
+  },
   type: { type: 'any', label: 'Backend', values: ['rbac', 'role_based', 'roles'], stage: 'start', help: 'Another name of `backend`.' },
   roles: { type: 'any', label: 'Roles', stage: 'start', help: 'Role name → list of scopes (`"*"` is every scope), e.g. `{"admin": ["*"], "viewer": ["graph:read"]}`.' },
   role_scopes: { type: 'any', label: 'Roles', stage: 'start', help: 'Another name of `roles`, read when `roles` is absent.' },
   default_scopes: { type: 'string-list', label: 'Default scopes', default: [], nullable: true, stage: 'start', help: 'The scopes every authenticated user has.' },
-  isolation: { type: 'enum', label: 'Isolation', default: 'owner', values: ['owner', 'none'], stage: 'later', readBy: 'the authorization check', onRefusal: 'reads it as "owner"', help: 'Whether users see only their own threads (`owner`) or all (`none`).' },
+  isolation: {
+    type: 'enum',
+    label: 'Isolation',
+    default: 'owner',
+    values: ['owner', 'none'],
+    stage: 'later',
+    readBy: 'the authorization check',
+    onRefusal: 'reads it as "owner"',
+    help: 'Whether users see only their own threads (`owner`) or all (`none`).',
+  },
 };
 
 /** The built-in `authorization` backends, by name (compared after trimming and lower-casing). */
@@ -334,8 +423,24 @@ export const FILE_FIELDS: Readonly<Record<string, SettingSpec>> = {
     snippet: '{\n\t"level": "${1|standard,spans,full|}",\n\t"logfire": { "enabled": ${2|true,false|} }\n}',
     fields: OBSERVABILITY,
   },
-  injectq: { type: 'import-path', label: 'InjectQ container', nullable: true, emptyIsUnset: true, stage: 'start', rules: ['module-not-found'], help: 'The InjectQ container the server uses, as `module:attribute`, loaded at start-up.' },
-  store: { type: 'import-path', label: 'Memory store', nullable: true, emptyIsUnset: true, stage: 'start', rules: ['module-not-found'], help: 'A `BaseStore` instance for long-term memory, as `module:attribute`, loaded at start-up.' },
+  injectq: {
+    type: 'import-path',
+    label: 'InjectQ container',
+    nullable: true,
+    emptyIsUnset: true,
+    stage: 'start',
+    rules: ['module-not-found'],
+    help: 'The InjectQ container the server uses, as `module:attribute`, loaded at start-up.',
+  },
+  store: {
+    type: 'import-path',
+    label: 'Memory store',
+    nullable: true,
+    emptyIsUnset: true,
+    stage: 'start',
+    rules: ['module-not-found'],
+    help: 'A `BaseStore` instance for long-term memory, as `module:attribute`, loaded at start-up.',
+  },
   checkpointer: {
     type: 'import-path',
     label: 'Checkpointer',
@@ -375,7 +480,15 @@ export const FILE_FIELDS: Readonly<Record<string, SettingSpec>> = {
     help: "Tools the model may call but the client runs: when the model calls one, the run pauses until the client sends the tool's result. Absent means none; `null` is refused.",
   },
   test: { type: 'section', label: 'Testing', nullable: true, stage: 'later', readBy: TEST_READ, help: 'Defaults of `10xgraph test`; the server does not read them.', fields: TEST },
-  evaluation: { type: 'section', label: 'Evaluation', nullable: true, stage: 'later', readBy: EVAL_READ, help: 'Defaults of `10xgraph eval`; the server does not read them.', fields: EVALUATION },
+  evaluation: {
+    type: 'section',
+    label: 'Evaluation',
+    nullable: true,
+    stage: 'later',
+    readBy: EVAL_READ,
+    help: 'Defaults of `10xgraph eval`; the server does not read them.',
+    fields: EVALUATION,
+  },
 };
 
 /** The spec of the field at `path` (keys from the root), when the table has one. */

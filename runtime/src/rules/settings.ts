@@ -183,7 +183,13 @@ export function judgeRange(place: SettingPlace, tree: Tree): string | undefined 
   const raw = shown(tree.text.slice(tree.start[value], tree.end[value]), 40);
   const read = String(n) === raw ? '' : ` (read as ${n})`;
   const bounds =
-    spec.min !== undefined && spec.max !== undefined ? `from ${spec.min} to ${spec.max}` : spec.min !== undefined ? (spec.min === 0 ? '0 or more' : `at least ${spec.min}`) : `at most ${spec.max}`;
+    spec.min !== undefined && spec.max !== undefined
+      ? `from ${spec.min} to ${spec.max}`
+      : spec.min !== undefined
+        ? spec.min === 0
+          ? '0 or more'
+          : `at least ${spec.min}`
+        : `at most ${spec.max}`;
   return `"${settingName(place.path)}" must be ${bounds}, not ${raw}${read}`;
 }
 
@@ -225,7 +231,11 @@ export function unknownValueVerdict(place: SettingPlace, tree: Tree, text: strin
   const list = allowed.map((v) => `"${v}"`).join(', ');
   const message = `"${settingName(place.path)}" must be one of ${list}, not "${shown(text)}"`;
   if (!close) return { message };
-  return { message, hint: ` Did you mean "${best}"?`, fixes: [{ title: `Change to "${best}"`, edits: [{ ...tree.span(place.value), newText: JSON.stringify(best) }], isPreferred: true, safe: true }] };
+  return {
+    message,
+    hint: ` Did you mean "${best}"?`,
+    fixes: [{ title: `Change to "${best}"`, edits: [{ ...tree.span(place.value), newText: JSON.stringify(best) }], isPreferred: true, safe: true }],
+  };
 }
 
 /** Why the server cannot load the import path at `place`, or undefined. */

@@ -23,7 +23,8 @@ export const rateLimitBackendUnbound: Rule = {
     } else if (tree.stringEquals(backend, 'custom') && !hasContainer) {
       report({
         code: 'rate-limit-backend-unbound',
-        message: 'The "custom" backend is a BaseRateLimitBackend bound in the InjectQ container, and this file names no "injectq": unless the graph binds one itself, the server refuses to start.',
+        message:
+          'The "custom" backend is a BaseRateLimitBackend bound in the InjectQ container, and this file names no "injectq": unless the graph binds one itself, the server refuses to start.',
         node: backend,
       });
     }

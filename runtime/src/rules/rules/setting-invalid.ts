@@ -25,7 +25,8 @@ export const settingInvalid: Rule = {
         });
         return;
       }
-      if (badNetworks(place, tree).length) report({ code: 'setting-invalid', message: `"${place.path.join('.')}" holds an item that is not an IP address or network.`, node: place.value });
+      if (badNetworks(place, tree).length)
+        report({ code: 'setting-invalid', message: `"${place.path.join('.')}" holds an item that is not an IP address or network.`, node: place.value });
       // A switch read as a truth value: the string "false" is not empty, so it turns the switch on.
       if (spec.type === 'truthy' && tree.kind[place.value] === Kind.String && pythonBool(tree.string(place.value)) === false) {
         report({

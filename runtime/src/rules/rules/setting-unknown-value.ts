@@ -18,7 +18,12 @@ export const settingUnknownValue: Rule = {
       const verdict = place.spec.type === 'authorization' ? judgeAuthorization(place, tree) : judgeValue(place, tree);
       if (!verdict) return;
       const { message, hint, fixes, node } = verdict as Verdict;
-      report({ code: 'setting-unknown-value', message: `${message}: the server refuses it and does not start.${hint ?? ''}`, node: node ?? place.value, ...(fixes ? { fixes } : {}) });
+      report({
+        code: 'setting-unknown-value',
+        message: `${message}: the server refuses it and does not start.${hint ?? ''}`,
+        node: node ?? place.value,
+        ...(fixes ? { fixes } : {}),
+      });
     });
   },
 };

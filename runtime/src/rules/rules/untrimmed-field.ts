@@ -14,7 +14,9 @@ export const untrimmedField: Rule = {
           code: 'untrimmed-field',
           message: `"${tool.fieldKey(field)}" of ${tool.label} has white space around it: the server trims it to "${shown(trimmed)}".`,
           node: value,
-          fixes: [{ title: `Trim to "${shown(trimmed)}"`, edits: [{ ...tree.span(value), newText: JSON.stringify(pythonStrip(tree.string(value))) }], isPreferred: true, safe: true }],
+          fixes: [
+            { title: `Trim to "${shown(trimmed)}"`, edits: [{ ...tree.span(value), newText: JSON.stringify(pythonStrip(tree.string(value))) }], isPreferred: true, safe: true },
+          ],
         });
       }
     }
