@@ -32,6 +32,7 @@ const SEVERITIES: Record<ProblemCode, Severity> = {
   'invalid-property-schema': 'warning',
   'vague-description': 'information',
   'tool-not-attached': 'information',
+  'raw-typescript-keyword': 'warning',
   'internal-error': 'error',
 };
 

@@ -33,6 +33,7 @@ export const RULES: Readonly<Record<ProblemCode, RuleInfo>> = {
   'invalid-property-schema': { severity: 'warning', title: 'A parameter schema is not valid JSON Schema.' },
   'vague-description': { severity: 'information', title: '`description` has fewer than three words.' },
   'tool-not-attached': { severity: 'information', title: 'The running server does not list this tool as a remote tool of its node.' },
+  'raw-typescript-keyword': { severity: 'warning', title: 'A schema in `parameters` uses `tsType` or `tsEnumNames`, which `10xgraph types` refuses.' },
   'internal-error': { severity: 'error', title: 'A rule failed while checking the file (a bug in the rule set).' },
 };
 

@@ -34,6 +34,7 @@ export type ProblemCode =
   | 'invalid-property-schema'
   | 'vague-description'
   | 'tool-not-attached'
+  | 'raw-typescript-keyword'
   | 'internal-error';
 
 /** Replace `length` code units at `offset` with `newText`. Offsets refer to the original text. */

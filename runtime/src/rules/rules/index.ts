@@ -22,6 +22,7 @@ import { invalidToolName } from './invalid-tool-name';
 import { invalidPropertySchema } from './invalid-property-schema';
 import { vagueDescription } from './vague-description';
 import { toolNotAttached } from './tool-not-attached';
+import { rawTypescriptKeyword } from './raw-typescript-keyword';
 
 /** Every rule run on a parsed text (`invalid-json` is judged by the parse itself). */
 export const ALL_RULES: readonly Rule[] = [
@@ -48,4 +49,5 @@ export const ALL_RULES: readonly Rule[] = [
   nodeNotToolNode,
   nameConflictsWithServerTool,
   toolNotAttached,
+  rawTypescriptKeyword,
 ];
