@@ -53,6 +53,7 @@ const SEVERITIES: Record<ProblemCode, Severity> = {
   // The Python server's view of an agent 10xgraph api loads, and a name it trims: editor only.
   'agent-not-importable': 'information',
   'untrimmed-field': 'information',
+  'raw-typescript-keyword': 'warning',
   'internal-error': 'error',
 };
 

@@ -23,10 +23,13 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  lstatSync,
+  mkdirSync,
   openSync,
   readFileSync,
   realpathSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
   type Stats,
@@ -77,37 +80,120 @@ export async function writeFixedFile(path: string, read: ReadState, text: string
   }
 }
 
+/** Writing a generated file failed; `path` is the file or folder that could not be made, never a temporary one. */
+export class GeneratedFileError extends Error {
+  constructor(
+    readonly path: string,
+    /** Why, for people: "it is a folder", "permission denied". */
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${path}: ${reason}`, options);
+  }
+}
+
 /**
- * Writes `text` to `path` (a file the command makes, such as generated types) through an
- * exclusively created, unpredictably named temporary file beside it, flushed, then renamed into
- * place: never a half-written file, never a write through a planted link. Synchronous, so a
- * signal cannot land between the write and the rename.
+ * Writes `text` to `path` (a file the command makes, such as generated types), creating the
+ * folders it needs, through an exclusively created, unpredictably named temporary file beside
+ * it, flushed, then renamed into place: never a half-written file, never a write through a
+ * planted link, and no temporary file left when it fails. A new file gets the mode any new file
+ * gets (0666 less the umask); a file that was there keeps its own. Synchronous, so a signal
+ * cannot land between the write and the rename. Throws `GeneratedFileError`.
  */
 export function writeGeneratedFile(path: string, text: string): void {
-  const temp = createTemp(path, 'tmp');
+  const folder = dirname(path);
+  try {
+    mkdirSync(folder, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const blocking = code === 'ENOTDIR' || code === 'EEXIST' ? fileInTheWay(folder) : undefined;
+    if (blocking) throw new GeneratedFileError(blocking, 'it is a file, not a folder', { cause: error });
+    throw new GeneratedFileError(folder, reasonOf(error, 'folder'), { cause: error });
+  }
+  let existing: Stats | undefined;
+  try {
+    existing = lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new GeneratedFileError(path, reasonOf(error, 'file'), { cause: error });
+  }
+  if (existing?.isDirectory()) throw new GeneratedFileError(path, 'it is a folder');
+  // A rename would put the types in place of a device or a pipe (as root, of /dev/null itself).
+  if (existing && !existing.isFile() && !existing.isSymbolicLink()) throw new GeneratedFileError(path, 'it is not a regular file (a device, a pipe or a socket)');
+  // A file that is there keeps its mode (the temporary file stays private until it has it); a
+  // new one is created with 0666 for the umask to narrow, as any program's new file is. A link
+  // is replaced, not followed, so its target's mode is not the file's.
+  const keep = existing?.isFile() ? existing.mode & 0o7777 : undefined;
+  let temp: { path: string; fd: number };
+  try {
+    temp = createTemp(path, 'tmp', keep === undefined ? 0o666 : 0o600);
+  } catch (error) {
+    throw new GeneratedFileError(path, reasonOf(error, 'file'), { cause: error });
+  }
   try {
     try {
       writeAll(temp.fd, Buffer.from(text, 'utf8'));
+      if (keep !== undefined) fchmodSync(temp.fd, keep);
       fsyncSync(temp.fd);
     } finally {
       closeSync(temp.fd);
     }
     renameSync(temp.path, path);
     pending.delete(temp.path);
-    syncFolder(dirname(path));
+    syncFolder(folder);
   } catch (error) {
     removeQuietly(temp.path);
     pending.delete(temp.path);
-    throw error;
+    throw new GeneratedFileError(path, reasonOf(error, 'file'), { cause: error });
   }
 }
 
-/** A new file beside `target`, created exclusively (never an existing file or link) and private. */
-function createTemp(target: string, suffix: string): { path: string; fd: number } {
+/** The nearest ancestor of `folder` (or itself) that exists and is not a folder, if any. */
+function fileInTheWay(folder: string): string | undefined {
+  for (let at = folder; ; at = dirname(at)) {
+    try {
+      if (!statSync(at).isDirectory()) return at;
+    } catch {
+      // Not there (or not reachable): look further up.
+    }
+    if (dirname(at) === at) return undefined;
+  }
+}
+
+/** Why a call on a file or a folder failed, in words, without the paths Node's message names. */
+function reasonOf(error: unknown, what: 'file' | 'folder'): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied (${code})`;
+    case 'ENOENT':
+      return `no such ${what === 'file' ? 'folder' : 'file or folder'} (${code})`;
+    case 'ENOTDIR':
+      return `a part of the path is a file, not a folder (${code})`;
+    case 'EEXIST':
+      return `a file of that name is in the way (${code})`;
+    case 'EISDIR':
+      return `it is a folder (${code})`;
+    case 'EROFS':
+      return `the file system is read-only (${code})`;
+    case 'ENOSPC':
+      return `no space left on the device (${code})`;
+    case 'EDQUOT':
+      return `the disk quota is exhausted (${code})`;
+    case 'ENAMETOOLONG':
+      return `the name is too long (${code})`;
+    default:
+      // Node's message names the paths of the call: drop them (the temporary file's above all).
+      return code ? `${((error as Error).message.split(',')[0] ?? code).replace(/^[A-Z]+: /, '')} (${code})` : String((error as Error).message ?? error);
+  }
+}
+
+/** A new file beside `target`, created exclusively (never an existing file or link), private unless `mode` says otherwise. */
+function createTemp(target: string, suffix: string, mode = 0o600): { path: string; fd: number } {
   for (;;) {
     const path = join(dirname(target), `.${basename(target)}.${loadCrypto().randomBytes(8).toString('hex')}.${suffix}`);
     try {
-      const fd = openSync(path, 'wx', 0o600);
+      const fd = openSync(path, 'wx', mode);
       pending.add(path);
       return { path, fd };
     } catch (error) {

@@ -54,6 +54,7 @@ export const RULES: Readonly<Record<ProblemCode, RuleInfo>> = {
   'nothing-traced': { severity: 'warning', title: '`observability` enables neither Logfire nor LangSmith.' },
   'agent-not-importable': { severity: 'information', title: '`agent` is a path the Python server cannot import (it takes `module.path:attribute`).' },
   'untrimmed-field': { severity: 'information', title: '`node`, `name` or `description` has white space around it, which the server trims.' },
+  'raw-typescript-keyword': { severity: 'warning', title: 'A schema in `parameters` uses `tsType` or `tsEnumNames`, which `10xgraph types` refuses.' },
   'internal-error': { severity: 'error', title: 'A rule failed while checking the file (a bug in the rule set).' },
 };
 

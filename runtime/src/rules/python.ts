@@ -46,16 +46,12 @@ export function pythonBool(value: unknown): boolean | undefined {
   return undefined;
 }
 
-/** A base-10 integer string as Python's `int()` takes it: sign, decimal digits of any script, single underscores between digits. */
-const INT_STRING = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u;
-
-/** The value of a decimal digit of any script: Unicode lays each script's digits out as a run of ten from its zero. */
-function digitValue(cp: number): number {
-  let zero = cp;
-  // Runs of ten sit side by side (the mathematical digits are five): count from the start of them all.
-  while (zero > 0 && cp - zero < 60 && /\p{Nd}/u.test(String.fromCodePoint(zero - 1))) zero--;
-  return (cp - zero) % 10;
-}
+/**
+ * A base-10 integer string as Python's `int()` takes it: sign, digits, single underscores
+ * between digits. Python also takes the decimal digits of other scripts (`"١٠٠"`); those are
+ * refused here, as the schema's patterns refuse them.
+ */
+const INT_STRING = /^[+-]?\d+(?:_\d+)*$/;
 
 /**
  * `int(value)` as Python computes it for a value read from JSON: booleans are 1 and 0, numbers
@@ -69,12 +65,7 @@ export function pythonInt(value: unknown): number | undefined {
   if (typeof value !== 'string') return undefined;
   const text = pythonStrip(value);
   if (!INT_STRING.test(text)) return undefined;
-  let digits = '';
-  for (const ch of text.replace(/_/g, '')) {
-    const cp = ch.codePointAt(0)!;
-    digits += cp < 128 ? ch : String(digitValue(cp));
-  }
-  return Number(digits);
+  return Number(text.replace(/_/g, ''));
 }
 
 /** One `$NAME` or `${NAME}` reference in a string, as `os.path.expandvars` finds them. */

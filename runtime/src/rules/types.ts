@@ -52,6 +52,7 @@ export type ProblemCode =
   | 'nothing-traced'
   | 'agent-not-importable'
   | 'untrimmed-field'
+  | 'raw-typescript-keyword'
   | 'internal-error';
 
 /** Replace `length` code units at `offset` with `newText`. Offsets refer to the original text. */

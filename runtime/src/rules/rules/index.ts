@@ -40,6 +40,7 @@ import { rbacNoRoles } from './rbac-no-roles';
 import { nothingTraced } from './nothing-traced';
 import { agentNotImportable } from './agent-not-importable';
 import { untrimmedField } from './untrimmed-field';
+import { rawTypescriptKeyword } from './raw-typescript-keyword';
 
 /** Every rule run on a parsed text (`invalid-json` is judged by the parse itself). */
 export const ALL_RULES: readonly Rule[] = [
@@ -84,4 +85,5 @@ export const ALL_RULES: readonly Rule[] = [
   nothingTraced,
   agentNotImportable,
   untrimmedField,
+  rawTypescriptKeyword,
 ];
