@@ -149,7 +149,7 @@ describe('audit --fix', () => {
     const file = join(temp, 'fix.json');
     writeFileSync(
       file,
-      '{\n  // old\n  "agent": "graph:app",\n  "remote_tools": {"node": "TOOL", "name": "a", "name": "a", "desc": "Read the clipboard text.", "parameters": {}},\n}\n',
+      '{\n  // old\n  "agent": "graph:app",\n  "remote_tools": {"node": "TOOL", "name": "a", "name": " a ", "desc": "Read the clipboard text.", "parameters": {}},\n}\n',
     );
     const result = await runCli(['audit', file, '--no-graph', '--fix']);
     const fixed = readFileSync(file, 'utf8');
@@ -157,7 +157,7 @@ describe('audit --fix', () => {
     const after = JSON.parse(fixed);
     assert.ok(Array.isArray(after.remote_tools));
     assert.equal(after.remote_tools[0].description, 'Read the clipboard text.');
-    assert.equal(after.remote_tools[0].parameters.type, 'object');
+    assert.equal(after.remote_tools[0].name, 'a');
     assert.match(result.stdout, /fixed \d+ problems; 1 warning/);
     assert.match(result.stdout, /warning \[duplicate-key\]/);
     assert.equal(result.code, 0);
@@ -234,7 +234,7 @@ describe('audit on hostile files', () => {
 
   test('50 MB of JSON is audited, not refused, and not hung', async () => {
     const f = join(temp, 'fifty.json');
-    writeFileSync(f, `{"agent": "graph:app", "notes": "${'x'.repeat(50 * 1024 * 1024)}"}`);
+    writeFileSync(f, `{"agent": "graph:app", "observability": {"logfire": {"enabled": true, "service_name": "${'x'.repeat(50 * 1024 * 1024)}"}}}`);
     const result = await runCli(['audit', f, '--no-graph'], { timeoutMs: 60_000 });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /no problems/);

@@ -13,8 +13,8 @@ import { GraphHttpServer } from '../support/graphHttp';
 const temp = mkdtempSync(join(tmpdir(), '10xgraph-cli-fix-'));
 after(() => rmSync(temp, { recursive: true, force: true }));
 
-// Two safe fixes: the trailing comma, and `parameters` without "type": "object".
-const BROKEN = '{\n  "agent": "graph:app",\n  "remote_tools": [{"node": "TOOL", "name": "read", "description": "Read the clipboard text.", "parameters": {}}],\n}\n';
+// Two safe fixes: the trailing comma, and a name with white space around it (the server trims it).
+const BROKEN = '{\n  "agent": "graph:app",\n  "remote_tools": [{"node": "TOOL", "name": " read ", "description": "Read the clipboard text.", "parameters": {}}],\n}\n';
 
 let folders = 0;
 /** A fresh folder holding `10xgraph.json` with `text`. */
@@ -28,7 +28,7 @@ function folderWith(text = BROKEN): { dir: string; file: string } {
 
 function assertFixed(text: string): void {
   const config = JSON.parse(text);
-  assert.equal(config.remote_tools[0].parameters.type, 'object');
+  assert.equal(config.remote_tools[0].name, 'read');
 }
 
 describe('audit --fix keeps the file what it was', () => {
@@ -128,7 +128,7 @@ describe('audit --fix never overwrites a change made meanwhile', () => {
 describe('audit --fix on a signal', () => {
   test('SIGINT or SIGTERM at any moment leaves the old or the new file, and no temporary file', async () => {
     // A large file makes the write take long enough for signals to land during it.
-    const big = BROKEN.replace('"agent"', `"notes": "${'x'.repeat(8 * 1024 * 1024)}",\n  "agent"`);
+    const big = BROKEN.replace('"agent"', `"env": "${'x'.repeat(8 * 1024 * 1024)}",\n  "agent"`);
     for (let i = 0; i < 12; i++) {
       const { dir, file } = folderWith(big);
       const child = spawn(process.execPath, [CLI, 'audit', file, '--no-graph', '--fix'], { stdio: 'ignore' });

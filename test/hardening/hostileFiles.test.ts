@@ -383,7 +383,7 @@ describe('hostile files', () => {
   });
 
   test('over 64 MB: audit refuses (exit 2), the editor does not check it, api answers within its bound', async (t) => {
-    const text = `{"agent": "graph:app", "notes": "${'n'.repeat(65 * MB)}"}`;
+    const text = `{"agent": "graph:app", "env": "${'n'.repeat(65 * MB)}"}`;
     writeConfig(text);
     const a = await audit(10_000);
     assertBounded(t, a, 'audit', 10_000);
