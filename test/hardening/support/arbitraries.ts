@@ -257,7 +257,7 @@ export const validConfigArb: fc.Arbitrary<Entries> = fc
     descriptions: fc.array(descriptionArb, { minLength: 5, maxLength: 5 }),
     parameters: fc.array(fc.option(parametersArb, { nil: undefined }), { minLength: 5, maxLength: 5 }),
     withTools: fc.boolean(),
-    extras: fc.array(fc.tuple(fc.constantFrom('port', 'host', 'auth', 'log_level', 'store'), scalarArb), { maxLength: 2 }),
+    extras: fc.array(fc.tuple(fc.constantFrom('port', 'host', 'log_level', 'settings', 'x-notes'), scalarArb), { maxLength: 2 }),
   })
   .map(({ names, descriptions, parameters, withTools, extras }) => {
     const tools = names.map((name, i) => {

@@ -2,6 +2,7 @@
  * What must hold of the rule set for any text at all. Each check throws an AssertionError that
  * says what broke, so a fast-check counterexample comes with its reason.
  */
+import { pythonStrip } from '../../../runtime/src/rules/python';
 import assert from 'node:assert/strict';
 import { analyzeConfig, applyEdits, applySafeFixes, auditConfig, RULES, type AuditOptions, type Problem, type TextEdit } from '../../../runtime/src/rules/index';
 
@@ -120,12 +121,17 @@ export function assertRuleInvariants(text: string, options: AuditOptions = {}, c
     assert.equal(analysis.config.agent, raw.agent);
     assert.deepStrictEqual(
       analysis.config.remoteTools,
-      (raw.remote_tools ?? []).map((t) => ({
-        node: t.node,
-        name: t.name,
-        description: t.description,
-        parameters: t.parameters ?? { type: 'object', properties: {}, required: [] },
-      })),
+      // As the server uses them: trimmed (Python's strip), `node_name` read as `node`, and the
+      // missing parts of `parameters` filled in.
+      (raw.remote_tools ?? []).map((t) => {
+        const given = (t.parameters ?? {}) as Record<string, unknown>;
+        return {
+          node: pythonStrip(String(t.node ?? t.node_name)),
+          name: pythonStrip(String(t.name)),
+          description: pythonStrip(String(t.description)),
+          parameters: { ...given, type: 'object', properties: given.properties ?? {}, required: given.required ?? [] },
+        };
+      }),
     );
   } else {
     assert.equal(analysis.config, undefined, 'a text with errors has a config');
