@@ -316,7 +316,7 @@ describe('hostile files', () => {
       assertAuditReport(a, text);
       assert.deepEqual(
         (JSON.parse(a.stdout) as { problems: Array<{ code: string }> }).problems.map((p) => p.code),
-        ['duplicate-key', 'unknown-field'],
+        ['duplicate-key', 'unknown-key', 'unknown-field', 'unknown-key'],
       );
 
       const s = await api(20_000);

@@ -7,6 +7,7 @@
 import { dirname, relative, resolve } from 'node:path';
 import { analyzeConfig, LineIndex, NONE, type RemoteToolSchema, type Tree } from '../rules/index';
 import { countProblems, formatProblemLine } from '../rules/problemText';
+import { defaultConfigPath } from '../workspace/configFiles';
 import { displayPath, readConfigText } from '../workspace/configFile';
 import { readArgs, UsageError } from './args';
 import { GeneratedFileError, writeGeneratedFile } from './fixFile';
@@ -15,9 +16,9 @@ import { escapeComment, pointerSegment, prepareToolSchema, type SchemaPath } fro
 
 const HELP = `usage: 10xgraph types [FILE] [--out FILE]
 
-Writes TypeScript types of the remote tools of FILE (default ./10xgraph.json): one interface
-of arguments per tool, from its "parameters" JSON Schema, and RemoteTools mapping each tool's
-name to them. With 10xgraph-client:
+Writes TypeScript types of the remote tools of FILE (default ./10xgraph.json, or ./agentflow.json
+when only that exists): one interface of arguments per tool, from its "parameters" JSON Schema,
+and RemoteTools mapping each tool's name to them. With 10xgraph-client:
 
   import type { RemoteTools } from './remote-tools';
   const client = new TenxGraphClient<RemoteTools>({ baseUrl });
@@ -40,7 +41,7 @@ interface TypesArgs {
 }
 
 function parseArgs(argv: string[]): TypesArgs | 'help' {
-  const args: TypesArgs = { file: '10xgraph.json' };
+  const args: TypesArgs = { file: '' };
   let fileSeen = false;
   for (const { flag, value } of readArgs(argv)) {
     switch (flag) {
@@ -172,7 +173,7 @@ export async function runTypes(argv: string[], out: NodeJS.WritableStream = proc
     out.write(HELP + '\n');
     return 0;
   }
-  const path = resolve(args.file);
+  const path = resolve(args.file || defaultConfigPath());
   const shown = displayPath(path);
   let text: string;
   try {

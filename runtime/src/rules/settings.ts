@@ -222,7 +222,8 @@ export interface ValueVerdict {
 
 /** The verdict on a string that is none of `allowed`: the message, and a rename to the closest value. */
 export function unknownValueVerdict(place: SettingPlace, tree: Tree, text: string, allowed: readonly string[]): ValueVerdict {
-  let [best] = byCloseness(text, allowed);
+  // A value far longer than every allowed one is no typo of one: not compared.
+  let [best] = text.length <= 40 ? byCloseness(text, allowed) : [];
   const typed = text.trim().toLowerCase();
   // The start of one allowed word ("owner" for "ownership") means that word; else a typo, or another case.
   const prefixed = typed.length >= 3 ? allowed.filter((v) => v.startsWith(typed)) : [];

@@ -17,7 +17,8 @@ export const unknownKey: Rule = {
         if (Object.prototype.hasOwnProperty.call(fields, name)) continue;
         // `$schema` is read by editors, not by the server, and harms nothing there.
         if (name === '$schema' && object === root) continue;
-        const [best] = byCloseness(name, known);
+        // A key far longer than every known one is no typo of one: not compared (a 1 MB key stays cheap).
+        const [best] = name.length <= 40 ? byCloseness(name, known) : [];
         const typo = best !== undefined && isLikelyTypo(name, best);
         const free = typo && tree.property(object, best) === NONE;
         const fixes: Fix[] = [];
