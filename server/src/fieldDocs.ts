@@ -153,7 +153,9 @@ function readingOf(path: readonly string[]): { stage: SettingSpec['stage']; read
 function settingCodesOf(spec: SettingSpec, stage: SettingSpec['stage']): ProblemCode[] {
   const codes: ProblemCode[] = [];
   const judged = spec.type !== 'any' && spec.type !== 'auth' && spec.type !== 'truthy' && spec.type !== 'enum';
-  if (stage === 'later') {
+  if (spec.unread) {
+    // Never read by the server: `setting-not-applied` says so, and its value is not judged.
+  } else if (stage === 'later') {
     if (spec.type !== 'any' && spec.type !== 'auth') codes.push('setting-invalid');
   } else {
     if (judged) codes.push('setting-wrong-type');
@@ -187,7 +189,8 @@ function settingDoc(spec: SettingSpec, path: readonly string[]): FieldDoc {
   if (spec.nullable && spec.emptyIsUnset) lines.push('`null` or an empty value means not set.');
   else if (spec.nullable) lines.push('`null` means not set.');
   else if (spec.emptyIsUnset) lines.push('An empty value means not set.');
-  if (spec.type !== 'any') {
+  if (spec.unread) lines.push('Never read by the server: its value is not judged.');
+  else if (spec.type !== 'any') {
     lines.push(
       stage === 'start'
         ? 'Judged at start-up: a value the server refuses stops it.'

@@ -57,12 +57,12 @@ describe('configFilesOf', () => {
     mkdirSync(join(project, 'graph'), { recursive: true });
     writeFileSync(join(project, '.env'), 'JWT_SECRET_KEY=x\nJWT_ALGORITHM=HS256\n');
     writeFileSync(join(project, 'graph', 'deps.py'), '');
-    writeFileSync(join(workspace, 'shared.env'), 'SHARED=1\n');
+    writeFileSync(join(workspace, 'common.env'), 'COMMON=1\n');
     writeFileSync(join(outside, 'secret.env'), 'OUTSIDE=1\n');
     writeFileSync(join(project, 'big.env'), `A=${'x'.repeat(MAX_ENV_FILE_BYTES)}\n`);
     symlinkSync(join(outside, 'secret.env'), join(project, 'out.env'));
     symlinkSync(outside, join(project, 'outdir'));
-    symlinkSync(join(workspace, 'shared.env'), join(project, 'shared.env'));
+    symlinkSync(join(workspace, 'common.env'), join(project, 'common.env'));
   });
 
   test('files below the config folder are found; the env file gives its names', () => {
@@ -78,16 +78,16 @@ describe('configFilesOf', () => {
 
   test('a link is followed only when it leads inside the workspace folder', () => {
     const files = configFilesOf(uri, [fileUri(workspace)])!;
-    assert.deepEqual([...files.envNames!('shared.env')!], ['SHARED']);
+    assert.deepEqual([...files.envNames!('common.env')!], ['COMMON']);
     assert.equal(files.envNames!('out.env'), undefined);
     assert.equal(files.envNames!('outdir/secret.env'), undefined);
     const alone = configFilesOf(uri, [])!;
-    assert.equal(alone.envNames!('shared.env'), undefined, 'without a workspace folder, only the config folder');
+    assert.equal(alone.envNames!('common.env'), undefined, 'without a workspace folder, only the config folder');
   });
 
   test('paths that lead up or are absolute are not looked up, and not said to be missing', () => {
     const files = configFilesOf(uri, [fileUri(workspace)])!;
-    for (const path of ['../shared.env', 'graph/../../shared.env', join(workspace, 'shared.env'), '/etc/passwd', 'C:\\Windows\\win.ini', '..\\shared.env', 'a\0b']) {
+    for (const path of ['../common.env', 'graph/../../common.env', join(workspace, 'common.env'), '/etc/passwd', 'C:\\Windows\\win.ini', '..\\common.env', 'a\0b']) {
       assert.equal(files.envNames!(path), undefined, path);
       assert.equal(files.fileExists!(path), true, path);
     }
