@@ -3,13 +3,15 @@
  * whether a file exists, and the names the `env` dotenv file sets. The workspace is not trusted
  * to be harmless: a path is looked up only below the config's folder (no `..`, no absolute path,
  * no symbolic link out of that folder or its workspace folder), the env file is read only when it
- * is a regular file of at most `MAX_ENV_FILE_BYTES`, its parse is linear in its length, and only
+ * is a regular file of at most `MAX_ENV_FILE_BYTES`, its parse (`10xgraph/workspace`'s dotenv, as
+ * the CLI's) is linear in its length, and only
  * names are kept: never a value, and nothing of it is logged.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { isAbsolute, join, sep, win32 } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConfigFiles } from '10xgraph/rules';
+import { envNamesOf } from '10xgraph/workspace';
 import { folderOf } from './paths';
 
 /** An env file is read only up to this size: it is a list of settings, never data. */
@@ -155,127 +157,4 @@ function readBounded(path: string): string | undefined {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-}
-
-/**
- * The quote that closes the value opened at `open`, as python-dotenv's `'((?:\\'|[^'])*)'` finds
- * it: the first quote after one not preceded by `\`; when every later quote is, the last of them
- * (the pattern backtracks to it); -1 when there is none. The text after the result holds no
- * quote of this kind when the first search fails, so the parse stays linear.
- */
-function closingQuote(text: string, open: number, quote: string): number {
-  for (let j = open + 1; j < text.length; j++) if (text[j] === quote && text[j - 1] !== '\\') return j;
-  const last = text.lastIndexOf(quote);
-  return last > open ? last : -1;
-}
-
-/** White space as Python's `re` reads `\s` (without U+FEFF, which JavaScript counts and Python does not). */
-function isSpace(code: number): boolean {
-  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d) || (code >= 0x1c && code <= 0x1f);
-  if (code < 0x85) return false;
-  return (
-    code === 0x85 ||
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000
-  );
-}
-
-const LF = 0x0a;
-const CR = 0x0d;
-
-function isLineBreak(code: number): boolean {
-  return code === LF || code === CR;
-}
-
-/** White space other than a line break. */
-function isBlank(code: number): boolean {
-  return code !== LF && code !== CR && isSpace(code);
-}
-
-/**
- * The names a dotenv text sets to a non-empty value, as python-dotenv (which the 10xGraph server
- * loads the `env` file with) reads it: `NAME=value` and `export NAME=value` bindings, `#`
- * comments, values bare or in single or double quotes (over several lines, `\` escaping the
- * quote); a later binding of a name replaces an earlier one; a binding it cannot parse is skipped
- * to the end of its line. Values are looked at only to tell whether they are empty. One pass:
- * linear in the length of the text.
- */
-export function envNamesOf(text: string): ReadonlySet<string> {
-  const set = new Map<string, boolean>();
-  const n = text.length;
-  let i = 0;
-  const restOfLine = () => {
-    while (i < n && !isLineBreak(text.charCodeAt(i))) i++;
-  };
-  const skipBlanks = () => {
-    while (i < n && isBlank(text.charCodeAt(i))) i++;
-  };
-  while (i < n) {
-    while (i < n && isSpace(text.charCodeAt(i))) i++;
-    if (i >= n) break;
-    if (text.startsWith('export', i) && i + 6 < n && isBlank(text.charCodeAt(i + 6))) {
-      i += 6;
-      skipBlanks();
-    }
-    // The key: `'quoted'` or up to `=`, `#` or white space. A `#` here starts a comment.
-    let key: string | undefined;
-    if (text[i] === '#') {
-      restOfLine();
-      continue;
-    } else if (text[i] === "'") {
-      const close = text.indexOf("'", i + 1);
-      if (close < 0) {
-        restOfLine();
-        continue;
-      }
-      key = text.slice(i + 1, close);
-      i = close + 1;
-    } else {
-      const start = i;
-      while (i < n && text[i] !== '=' && text[i] !== '#' && !isSpace(text.charCodeAt(i))) i++;
-      if (i === start) {
-        restOfLine();
-        continue;
-      }
-      key = text.slice(start, i);
-    }
-    skipBlanks();
-    if (text[i] !== '=') {
-      // A name without `=` sets nothing.
-      restOfLine();
-      continue;
-    }
-    i++;
-    skipBlanks();
-    const quote = text[i];
-    let nonEmpty: boolean;
-    if (quote === "'" || quote === '"') {
-      const close = closingQuote(text, i, quote);
-      if (close < 0) {
-        restOfLine();
-        continue;
-      }
-      nonEmpty = close > i + 1;
-      i = close + 1;
-      // After the closing quote only blanks and a comment may follow on the line.
-      skipBlanks();
-      if (i < n && text[i] === '#') restOfLine();
-      if (i < n && !isLineBreak(text.charCodeAt(i))) {
-        restOfLine();
-        continue;
-      }
-    } else {
-      // A bare value is the rest of the line; a comment is cut off only after white space, so a first character makes it non-empty.
-      nonEmpty = i < n && !isLineBreak(text.charCodeAt(i));
-      restOfLine();
-    }
-    set.set(key, nonEmpty);
-  }
-  return new Set([...set].filter(([, nonEmpty]) => nonEmpty).map(([name]) => name));
 }

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configFilesOf, envNamesOf, MAX_ENV_FILE_BYTES } from '../../server/src/configFiles';
+import { configFilesOf, MAX_ENV_FILE_BYTES } from '../../server/src/configFiles';
+import { envNamesOf } from '../../runtime/src/workspace/dotenv';
 import { TestClient, fileUri, tempFolder } from '../support/lspClient';
 
 function names(text: string): string[] {

@@ -7,3 +7,5 @@ export { AGENT_EXTENSIONS, agentSpecs, findAgentCandidates, readAgentModules } f
 export type { AgentModule } from './agentCandidates';
 export { checkOwnership } from './ownership';
 export type { Ownership } from './ownership';
+export { dotenvValues, envNamesOf, parseDotenv } from './dotenv';
+export type { DotenvBinding } from './dotenv';
