@@ -5,7 +5,7 @@
 //  2. the .vsix (a zip) holds the bundles, schemas/, README, CHANGELOG, LICENSE and the icon,
 //     no node_modules, and is under 1 MB;
 //  3. each npm tarball holds every file its package.json points at (bin, main, types, exports),
-//     no source maps, no sources but .d.ts, no node_modules; 10xgraph-client and
+//     and its README.md, no source maps, no sources but .d.ts, no node_modules; 10xgraph-client and
 //     10xgraph-language-server declare no dependencies (they must run from their own files).
 // `node scripts/check-bundle.mjs [FILE.vsix] [FILE.tgz...]` (default: artifacts/10xgraph-<version>.vsix).
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -187,6 +187,8 @@ function checkTarball(file) {
   for (const target of listEntryPoints(manifest)) {
     if (!files.has(`package/${target}`)) fail(`${file}: package.json points at ${target}, which the package does not hold (check its "files").`);
   }
+  // The registry's page of the package, and what `npm view` and editors show.
+  if (!files.get('package/README.md')?.length) fail(`${file} has no README.md (or an empty one): write ${manifest.name}'s README.md beside its package.json.`);
   for (const name of files.keys()) {
     if (name.includes('node_modules/')) fail(`${file} holds ${name}: dependencies are installed, not shipped.`);
     else if (name.endsWith('.map')) fail(`${file} holds the source map ${name}: build with --production.`);

@@ -2,8 +2,9 @@
  * The packages as a user gets them: `scripts/package.mjs` packs the tarballs once, then in a
  * temporary folder outside the repository a new project (`npm init -y`) installs them (their
  * dependencies come from the registry or npm's cache) and the language server is installed
- * globally into a temporary prefix. Then, as that user: the docs' client snippets compile with
- * `tsc --strict`, `10xgraph-client` loads through `require` and `import`, `npx 10xgraph audit`
+ * globally into a temporary prefix. Then, as that user: each package has its README.md, the
+ * docs' client snippets compile with `tsc --strict`, `10xgraph-client` loads through `require`
+ * and `import`, `npx 10xgraph audit`
  * and `npx 10xgraph types` judge the user's config, `npx 10xgraph api` serves the user's own
  * TypeScript graph, and the installed `10xgraph-language-server --stdio` answers an editor.
  */
@@ -164,6 +165,18 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
   after(async () => {
     for (const server of servers) if (server.exitCode === null && server.signalCode === null) process.kill(-server.pid!, 'SIGKILL');
     if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  test("each installed package has its README.md, the repository's text of it", () => {
+    const installed: Array<[string, string]> = [
+      [join(project, 'node_modules', '10xgraph', 'README.md'), join(ROOT, 'runtime', 'README.md')],
+      [join(project, 'node_modules', '10xgraph-client', 'README.md'), join(ROOT, 'client-sdk', 'README.md')],
+      [join(globalPrefix, 'lib', 'node_modules', '10xgraph-language-server', 'README.md'), join(ROOT, 'server', 'README.md')],
+    ];
+    for (const [file, source] of installed) {
+      assert.ok(existsSync(file), `${file} is missing: the package ships no README.md`);
+      assert.equal(readFileSync(file, 'utf8'), readFileSync(source, 'utf8'), `${file} is not ${source}`);
+    }
   });
 
   test('10xgraph-client declares no dependencies, and loads through require and import', async () => {
