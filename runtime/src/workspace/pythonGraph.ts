@@ -8,7 +8,6 @@
  * judge node names wrongly. The parse is `@lezer/python` (pure JavaScript); every walk here is
  * iterative, so no nesting of the source can overflow the stack.
  */
-import { parser } from '@lezer/python';
 import type { SyntaxNode } from '@lezer/common';
 import { LineIndex } from '../rules/lineIndex';
 import type { Graph, NodeKind } from '../rules/types';
@@ -72,6 +71,8 @@ class ModuleReader {
   }
 
   read(variable: string): PythonGraphRead {
+    // Required here, not imported: only the audit of a Python module pays for loading the parser.
+    const { parser } = require('@lezer/python') as typeof import('@lezer/python');
     const tree = parser.parse(this.source);
     const cursor = tree.cursor();
     do {
@@ -129,7 +130,10 @@ class ModuleReader {
         const name = definition?.getChild('VariableName');
         this.scan(statement, definition?.name === 'ClassDefinition' ? 'a class body' : 'a function body', name ?? undefined);
         if (definition && name) {
-          this.bindings.set(this.text(name), definition.name === 'FunctionDefinition' ? { kind: 'function', name: this.text(name) } : { kind: 'other', why: `'${this.text(name)}' is a class` });
+          this.bindings.set(
+            this.text(name),
+            definition.name === 'FunctionDefinition' ? { kind: 'function', name: this.text(name) } : { kind: 'other', why: `'${this.text(name)}' is a class` },
+          );
         }
         return;
       }
@@ -144,7 +148,13 @@ class ModuleReader {
   private readImport(statement: SyntaxNode): void {
     const children = childrenOf(statement);
     const importAt = children.findIndex((c) => c.name === 'import');
-    const from = children[0]?.name === 'from' ? children.slice(1, importAt).map((c) => this.text(c)).join('') : undefined;
+    const from =
+      children[0]?.name === 'from'
+        ? children
+            .slice(1, importAt)
+            .map((c) => this.text(c))
+            .join('')
+        : undefined;
     for (let i = importAt + 1; i < children.length; i++) {
       const c = children[i];
       if (c.name !== 'VariableName') continue;
@@ -177,7 +187,9 @@ class ModuleReader {
     if (!value || op !== '=' || targets.some((t) => t.name !== 'VariableName')) {
       // An augmented assignment, a tuple or an attribute target: nothing is bound here that the reader follows.
       this.scan(statement, 'an expression');
-      for (const t of targets) if (t.name === 'VariableName') this.bindings.set(this.text(t), { kind: 'other', why: `'${this.text(t)}' is assigned at ${this.at(t.from)} from something other than a StateGraph's compile()` });
+      for (const t of targets)
+        if (t.name === 'VariableName')
+          this.bindings.set(this.text(t), { kind: 'other', why: `'${this.text(t)}' is assigned at ${this.at(t.from)} from something other than a StateGraph's compile()` });
       return;
     }
     const result = this.evaluate(value, 'an expression');
@@ -192,7 +204,8 @@ class ModuleReader {
     for (const [i, name] of names.entries()) {
       if (result.kind === 'graph' || result.kind === 'compiled') this.bindings.set(name, { kind: result.kind, graph: result.graph });
       else if (result.kind === 'tool_node' || result.kind === 'model_node') this.bindings.set(name, result);
-      else if (result.kind === 'unknown') this.bindings.set(name, { kind: 'other', why: result.why ?? `'${name}' is assigned at ${this.at(targets[i].from)} from something other than a StateGraph's compile()` });
+      else if (result.kind === 'unknown')
+        this.bindings.set(name, { kind: 'other', why: result.why ?? `'${name}' is assigned at ${this.at(targets[i].from)} from something other than a StateGraph's compile()` });
     }
   }
 
@@ -267,7 +280,8 @@ class ModuleReader {
       const bound = only.name === 'VariableName' ? this.bindings.get(this.text(only)) : undefined;
       if (bound?.kind === 'function') name = bound.name;
       else if (bound?.kind === 'imported') name = bound.name.split('.').pop();
-      if (name === undefined) return this.unread(graph, `add_node(${this.text(only).slice(0, 40)}) at ${where} names the node after a value that is not a function defined or imported in the module`);
+      if (name === undefined)
+        return this.unread(graph, `add_node(${this.text(only).slice(0, 40)}) at ${where} names the node after a value that is not a function defined or imported in the module`);
       value = only;
     } else if (list.length === 2) {
       name = this.stringValue(list[0]);
