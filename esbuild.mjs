@@ -87,7 +87,8 @@ const bundles = [
   // The CLI (`10xgraph audit`, `10xgraph api`). Native and compiler packages stay external:
   // better-sqlite3 has a binary addon, esbuild compiles the agent module at run time. ajv, ws and pg
   // (dependencies of the runtime package) stay external too, so a plain audit, which needs
-  // none of them, does not pay for compiling them at start-up (pino too: the API loads it on first use); json-schema-to-typescript (with its
+  // none of them, does not pay for compiling them at start-up (pino too: the API loads it on first use; @lezer/python too: only the
+  // audit of a Python agent module parses Python); json-schema-to-typescript (with its
   // formatter) is loaded by `10xgraph types` only. It ships in the `10xgraph` package
   // (runtime/bin/10xgraph.js loads it), hence runtime/dist/.
   {
@@ -95,7 +96,7 @@ const bundles = [
     outfile: 'runtime/dist/cli.js',
     platform: 'node',
     format: 'cjs',
-    external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino', 'json-schema-to-typescript'],
+    external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino', 'json-schema-to-typescript', '@lezer/python', '@lezer/common'],
     plugins: [commandBundles],
   },
   // `10xgraph api` and `10xgraph types`, which cli.js requires for their command only.

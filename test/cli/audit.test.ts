@@ -68,7 +68,10 @@ describe('audit loads the agent module by default, as api does', () => {
     writeFileSync(join(dir, '10xgraph.json'), '{"agent": "missing:app"}');
     const result = await runCli(['audit'], { cwd: dir });
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /could not load the agent module: Cannot find the module of agent 'missing:app': no missing\.ts, missing\.mts, missing\.js or missing\.mjs/);
+    assert.match(
+      result.stderr,
+      /could not load the agent module: Cannot find the module of agent 'missing:app': no missing\.ts, missing\.mts, missing\.js, missing\.mjs, missing\.py or missing\/__init__\.py/,
+    );
     assert.match(result.stderr, /Pass --no-graph/);
   });
 

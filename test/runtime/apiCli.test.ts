@@ -167,7 +167,10 @@ describe('10xgraph api (the built CLI)', () => {
     writeConfig('no-module.json', { agent: 'nowhere:app' });
     const noModule = await run(['api', '--config', 'no-module.json', '--db', ':memory:']);
     assert.equal(noModule.code, 2);
-    assert.match(noModule.stderr, /Cannot find the module of agent 'nowhere:app': no nowhere\.ts, nowhere\.mts, nowhere\.js or nowhere\.mjs in /);
+    assert.match(
+      noModule.stderr,
+      /Cannot find the module of agent 'nowhere:app': no nowhere\.ts, nowhere\.mts, nowhere\.js, nowhere\.mjs, nowhere\.py or nowhere\/__init__\.py in /,
+    );
 
     const badPort = await run(['api', '--port', 'eighty']);
     assert.equal(badPort.code, 2);

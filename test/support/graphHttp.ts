@@ -9,7 +9,8 @@ import type { AddressInfo, Socket } from 'node:net';
 export interface FakeTool {
   name: string;
   description?: string;
-  source: 'local' | 'remote';
+  /** `mcp`: a tool of an MCP server the Python server is connected to. */
+  source: 'local' | 'remote' | 'mcp';
 }
 
 export interface FakeNode {

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Loader, Plugin } from 'esbuild';
 import { AgentCompileCache, type CompiledAgent, type ExternalPackage } from './compileCache';
@@ -17,7 +17,7 @@ import { agentSpecMessage, checkAgentSpec, splitAgentSpec } from '../rules/rules
 import { Kind, NONE, parseTree } from '../rules/tree';
 
 /** Why an agent module could not be loaded. */
-export type AgentLoadErrorCode = 'agent-invalid' | 'agent-module-not-found' | 'agent-module-failed' | 'agent-export-not-found' | 'agent-export-not-graph';
+export type AgentLoadErrorCode = 'agent-invalid' | 'agent-module-not-found' | 'agent-module-failed' | 'agent-export-not-found' | 'agent-export-not-graph' | 'agent-module-python';
 
 /** The agent module could not be loaded; the message says which file and what to do. */
 export class AgentLoadError extends GraphError {
@@ -36,26 +36,37 @@ const LOADABLE = new Set([...COMPILED, '.js', '.mjs', '.cjs']);
 /** Splits `module:export` at its last colon: the rule set's own split, so `agent-invalid` and the loader agree. */
 export { splitAgentSpec as parseAgentSpec };
 
+// A Python module path: dotted identifiers, as the 10xGraph server imports it.
+const PYTHON_MODULE = /^[\p{L}_][\p{L}\p{N}_]*(?:\.[\p{L}_][\p{L}\p{N}_]*)*$/u;
+
 /**
- * Finds the file of the agent's module, relative to the config's folder; a spec the rule set
- * refuses (`agent-invalid`: not `module:export`, or a module outside the config's folder) is
- * refused here with the rule's own message. Throws `AgentLoadError`.
+ * Finds the file of the agent's module, relative to the config's folder: a TypeScript or
+ * JavaScript module (`graph:app` is `graph.ts`, `graph.mts`, `graph.js` or `graph.mjs`) or a
+ * Python one (`graph.react:app` is `graph/react.py` or `graph/react/__init__.py`). When both
+ * exist, a dotted module is Python's (dots are its package separator; a TypeScript file named
+ * `graph.react.ts` is unusual) and an undotted one is TypeScript's (a TypeScript project keeps the
+ * module it had). A spec the rule set refuses (`agent-invalid`: not `module:export`, or a module
+ * outside the config's folder) is refused here with the rule's own message. Throws `AgentLoadError`.
  */
-export function resolveAgentModule(configPath: string, agentSpec: string): { file: string; exportName: string } {
+export function resolveAgentModule(configPath: string, agentSpec: string): { file: string; exportName: string; language: 'python' | 'javascript' } {
   const spec = checkAgentSpec(agentSpec);
   if (!spec.ok) throw new AgentLoadError('agent-invalid', `${agentSpecMessage(agentSpec, spec.why)} (in ${configPath})`);
-  const base = resolve(dirname(resolve(configPath)), spec.module);
-  const candidates = LOADABLE.has(extname(base)) ? [base] : AGENT_EXTENSIONS.map((ext) => base + ext);
+  const folder = dirname(resolve(configPath));
+  const base = resolve(folder, spec.module);
+  const scripts = LOADABLE.has(extname(base)) ? [base] : AGENT_EXTENSIONS.map((ext) => base + ext);
+  const pythonBase = PYTHON_MODULE.test(spec.module) ? join(folder, ...spec.module.split('.')) : undefined;
+  const python = pythonBase === undefined ? [] : [pythonBase + '.py', join(pythonBase, '__init__.py')];
+  const candidates = spec.module.includes('.') ? [...python, ...scripts] : [...scripts, ...python];
   const file = candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
   if (!file) {
-    const names = candidates.map((candidate) => basename(candidate));
+    const names = candidates.map((candidate) => relative(folder, candidate).split('\\').join('/'));
     const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
     throw new AgentLoadError(
       'agent-module-not-found',
-      `Cannot find the module of agent '${agentSpec}': no ${list} in ${dirname(base)}; fix "agent" in ${configPath} or create the module.`,
+      `Cannot find the module of agent '${agentSpec}': no ${list} in ${folder}; fix "agent" in ${configPath} or create the module.`,
     );
   }
-  return { file, exportName: spec.exportName };
+  return { file, exportName: spec.exportName, language: extname(file) === '.py' ? 'python' : 'javascript' };
 }
 
 /**
@@ -66,7 +77,15 @@ export function resolveAgentModule(configPath: string, agentSpec: string): { fil
  * class, since the module loads its own copy of the library. Throws `AgentLoadError`.
  */
 export async function loadAgentGraph(configPath: string, agentSpec: string): Promise<CompiledGraph> {
-  const { file, exportName } = resolveAgentModule(configPath, agentSpec);
+  const { file, exportName, language } = resolveAgentModule(configPath, agentSpec);
+  if (language === 'python') {
+    throw new AgentLoadError(
+      'agent-module-python',
+      `Agent '${agentSpec}' is the Python module ${relative(dirname(resolve(configPath)), file)
+        .split('\\')
+        .join('/')}: 10xgraph api runs TypeScript graphs; run the Python project with 10xgraph-api.`,
+    );
+  }
   const exports = COMPILED.has(extname(file)) ? await loadTypeScript(file) : await importModule(file);
   const value = exportOf(exports, exportName);
   if (value === undefined) {
@@ -253,7 +272,7 @@ function describeValue(value: unknown): string {
 }
 
 /** The agent of a config and its loaded graph, or why there is none. */
-export type ConfigAgent = { ok: true; agent: string; graph: CompiledGraph } | { ok: false; agent?: string; error?: string };
+export type ConfigAgent = { ok: true; agent: string; graph: CompiledGraph } | { ok: false; agent?: string; error?: string; code?: AgentLoadErrorCode };
 
 /**
  * The graph of the agent `text` names, loaded as `10xgraph api` loads it at start-up and
@@ -262,15 +281,21 @@ export type ConfigAgent = { ok: true; agent: string; graph: CompiledGraph } | { 
  * gives its `error`. Only the parse runs here: callers judge the text once, with the graph.
  */
 export async function loadConfigAgent(configPath: string, text: string): Promise<ConfigAgent> {
-  const parsed = parseTree(text);
-  if (!parsed.ok) return { ok: false };
-  const tree = parsed.tree;
-  const node = tree.get(tree.root, 'agent');
-  const agent = node !== NONE && tree.kind[node] === Kind.String ? tree.string(node) : undefined;
-  if (agent === undefined || !splitAgentSpec(agent)) return { ok: false };
+  const agent = agentOfConfig(text);
+  if (agent === undefined) return { ok: false };
   try {
     return { ok: true, agent, graph: await loadAgentGraph(configPath, agent) };
   } catch (error) {
-    return { ok: false, agent, error: error instanceof Error ? error.message : String(error) };
+    return { ok: false, agent, error: error instanceof Error ? error.message : String(error), ...(error instanceof AgentLoadError ? { code: error.code } : {}) };
   }
+}
+
+/** The `agent` of a config's text when it is a `module:export` string of strict JSON; undefined otherwise. */
+export function agentOfConfig(text: string): string | undefined {
+  const parsed = parseTree(text);
+  if (!parsed.ok) return undefined;
+  const tree = parsed.tree;
+  const node = tree.get(tree.root, 'agent');
+  const agent = node !== NONE && tree.kind[node] === Kind.String ? tree.string(node) : undefined;
+  return agent !== undefined && splitAgentSpec(agent) ? agent : undefined;
 }

@@ -124,6 +124,8 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
   // The agent's module is needed before the graph rules can be judged. When it cannot be had,
   // the file is refused on its own problems (a file too broken to name an agent always has some).
   const loaded = await loadConfigAgent(configPath, text);
+  // A Python graph is not this server's to run, whatever else the file says: one line, exit 2.
+  if (!loaded.ok && loaded.code === 'agent-module-python') throw new ApiStartupError(2, [loaded.error!]);
   if (!loaded.ok) {
     const errors = errorLines(analyzeConfig(text, { files: files() }).problems);
     if (errors.length) throw new ApiStartupError(1, errors);

@@ -23,9 +23,11 @@ Checks FILE (default ./10xgraph.json, or ./agentflow.json when only that exists;
 runs at start-up.
 
 By default the node names are checked against the graph of the agent module the file names:
-audit RUNS THAT MODULE'S CODE, as 10xgraph api does (a .ts module is compiled first). On a
-file you do not trust, pass --no-graph (nothing is run or read besides FILE) or --graph-url
-(the graph is asked of a running server).
+audit RUNS THAT MODULE'S CODE, as 10xgraph api does (a .ts module is compiled first). A Python
+module (graph.react:app is graph/react.py) is read, never run; a graph it cannot read exactly
+is said so and the rules that need it are skipped. On a file you do not trust,
+pass --no-graph (nothing is run or read besides FILE) or --graph-url (the graph is asked of a
+running server).
 
   --graph-url URL   check node names against the server running at URL (GET /v1/graph);
                     TENXGRAPH_TOKEN is sent as a bearer token; no module is run

@@ -1,25 +1,61 @@
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { analyzeConfig, type Graph } from '../rules/index';
-import { loadConfigAgent } from '../agent/loadAgent';
+import { agentOfConfig, loadConfigAgent, resolveAgentModule } from '../agent/loadAgent';
+import { MAX_PYTHON_MODULE_CHARS, readPythonGraph } from '../workspace/pythonGraph';
 
 /** How the graph was known for one audit. */
 export interface GraphSource {
-  mode: 'loaded' | 'url' | 'skipped';
+  /** `read`: from a Python module's source, never run. */
+  mode: 'loaded' | 'read' | 'url' | 'skipped';
   graph?: Graph;
   /** Why the graph rules were skipped, or where the graph came from. */
   note: string;
 }
 
 /**
- * The graph for an audit without `--graph-url` or `--no-graph`: loaded from the agent module,
- * as `10xgraph api` does at start-up. When the module cannot load, a config that has errors
- * of its own is still reported (without the graph rules), as start-up reports it; a config
- * with none cannot be judged, and the reason is returned as `error` (exit 2, as `api` exits).
+ * The graph for an audit without `--graph-url` or `--no-graph`. A Python agent module is read
+ * from its source (./pythonGraph.ts), never run; when it cannot be read exactly the graph rules
+ * are skipped and the note says why. Any other module is loaded, as `10xgraph api` does at
+ * start-up. When the module cannot load, a config that has errors of its own is still reported
+ * (without the graph rules), as start-up reports it; a config with none cannot be judged, and
+ * the reason is returned as `error` (exit 2, as `api` exits).
  */
 export async function loadGraphForAudit(configPath: string, text: string): Promise<GraphSource | { error: string }> {
+  const python = pythonAgentOf(configPath, text);
+  if (python) return python;
   const loaded = await loadConfigAgent(configPath, text);
   if (loaded.ok) return { mode: 'loaded', graph: loaded.graph.toRuleGraph(), note: `from the agent module '${loaded.agent}'` };
   if (loaded.error === undefined) return { mode: 'skipped', note: '(no agent module to load): node names not checked' };
   if (analyzeConfig(text).problems.some((p) => p.severity === 'error'))
     return { mode: 'skipped', note: `(the agent module did not load: ${loaded.error}): node names not checked` };
   return { error: loaded.error };
+}
+
+/** The graph read from the config's Python agent module; undefined when the agent is not a Python module. */
+function pythonAgentOf(configPath: string, text: string): GraphSource | undefined {
+  const agent = agentOfConfig(text);
+  if (agent === undefined) return undefined;
+  let module: ReturnType<typeof resolveAgentModule>;
+  try {
+    module = resolveAgentModule(configPath, agent);
+  } catch {
+    return undefined;
+  }
+  if (module.language !== 'python') return undefined;
+  const shown = relative(dirname(resolve(configPath)), module.file)
+    .split('\\')
+    .join('/');
+  const skipped = (why: string): GraphSource => ({ mode: 'skipped', note: `(${shown} not read: ${why}): node names not checked` });
+  let source: string;
+  try {
+    // Checked before reading: a huge module costs a stat, not its whole text.
+    if (statSync(module.file).size > MAX_PYTHON_MODULE_CHARS) return skipped(`the module is larger than ${MAX_PYTHON_MODULE_CHARS / (1024 * 1024)} MB and is not parsed`);
+    source = readFileSync(module.file, 'utf8');
+  } catch (error) {
+    return skipped((error as Error).message);
+  }
+  const read = readPythonGraph(source, module.exportName);
+  if (!read.ok) return skipped(read.reason);
+  return { mode: 'read', graph: read.graph, note: `from ${shown} (${read.graph.nodes.length} node${read.graph.nodes.length === 1 ? '' : 's'})` };
 }

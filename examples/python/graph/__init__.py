@@ -1,0 +1,1 @@
+"""The graph package of the example: graph.react holds the agent."""
