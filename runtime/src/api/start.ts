@@ -115,8 +115,7 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
   // The server's own environment is known here: a variable the config needs and nobody set
   // (`env-var-not-set`, a warning in the editor) stops this server as it stops the Python one.
   const fatal = (p: Problem) => p.severity === 'error' || p.code === 'env-var-not-set';
-  const errorLines = (problems: Problem[]) =>
-    problems.filter(fatal).map((p) => formatProblemLine(shown, lines, p).replace(': warning [env-var-not-set]', ': error [env-var-not-set]'));
+  const errorLines = (problems: Problem[]) => problems.filter(fatal).map((p) => formatProblemLine(shown, lines, { ...p, severity: 'error' }));
   // As the 10xGraph server does: the env file is loaded before the agent module is imported.
   const envPath = envPathOf(text);
   const envLoaded = envPath === undefined ? [] : loadEnvFile(configPath, envPath);

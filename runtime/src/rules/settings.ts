@@ -193,16 +193,11 @@ export function judgeRange(place: SettingPlace, tree: Tree): string | undefined 
   return `"${settingName(place.path)}" must be ${bounds}, not ${raw}${read}`;
 }
 
-/** The allowed values of an enum place. */
-function allowedValues(place: SettingPlace): readonly string[] {
-  return place.spec.values ?? [];
-}
-
 /** Why the server refuses the value of an enum at `place`, with the fix to the closest allowed value. */
 export function judgeValue(place: SettingPlace, tree: Tree): ValueVerdict | undefined {
   const { spec, value } = place;
   if (spec.type !== 'enum' || isUnset(spec, tree, value)) return undefined;
-  const allowed = allowedValues(place);
+  const allowed = spec.values ?? [];
   const kind = tree.kind[value];
   if (kind === Kind.String) {
     const text = tree.string(value);
@@ -242,8 +237,10 @@ export function unknownValueVerdict(place: SettingPlace, tree: Tree, text: strin
 /** Why the server cannot load the import path at `place`, or undefined. */
 export function judgeImportPath(place: SettingPlace, tree: Tree): string | undefined {
   const { spec, value } = place;
-  if (spec.type !== 'import-path' || isUnset(spec, tree, value) || tree.kind[value] !== Kind.String) return undefined;
+  if (isUnset(spec, tree, value) || tree.kind[value] !== Kind.String) return undefined;
   const text = tree.string(value);
+  // An `authorization` string with ":" is a backend to import; without, a built-in name.
+  if (spec.type !== 'import-path' && !(spec.type === 'authorization' && text.includes(':'))) return undefined;
   if (isImportPath(text)) return undefined;
   return importPathMessage(settingName(place.path), text);
 }
