@@ -111,8 +111,9 @@ function observingFetch(observer: Observer): FetchLike {
   return async (input, init) => {
     const invoke = input.endsWith('/v1/graph/invoke');
     if (invoke && typeof init?.body === 'string') {
-      const sent = parseJson(init.body) as { messages?: Message[]; config?: { thread_id?: string } } | undefined;
-      if (Array.isArray(sent?.messages)) observer.onMessages(sent.messages, sent.config?.thread_id);
+      // The request's thread id may be one the client named itself: only the server's answer says the thread exists.
+      const sent = parseJson(init.body) as { messages?: Message[] } | undefined;
+      if (Array.isArray(sent?.messages)) observer.onMessages(sent.messages, undefined);
     }
     const response = await fetch(input, init);
     if (invoke && response.ok) {
