@@ -186,7 +186,7 @@ function startConversation(): void {
 
 function showThread(): void {
   ui.thread.dataset.thread = conversation.threadId ?? '';
-  ui.thread.textContent = conversation.threadId ?? 'new (named by the first message)';
+  ui.thread.textContent = conversation.threadId ?? 'not started yet';
 }
 
 /** One message of the conversation: the prompt, what the model and the page did, the answer or the error. */

@@ -170,8 +170,7 @@ describe('a conversation in the browser example', { timeout: 300_000 }, () => {
         assert.equal(await page.scrollsSideways(), false, 'document.documentElement.scrollWidth <= clientWidth');
         const right = await page.page.evaluate(() => Math.max(...Array.from(document.querySelectorAll('main > *'), (part) => part.getBoundingClientRect().right)));
         assert.ok(right <= width, `every column fits the window (${right} px of ${width})`);
-        await page.page.locator('#conversation').evaluate((conversation) => conversation.scrollIntoView());
-        await page.screenshot(`23-layout-${width}px`);
+        await page.screenshot(`23-layout-${width}px`, { fullPage: true });
       } finally {
         await page.close();
       }

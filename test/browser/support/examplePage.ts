@@ -169,10 +169,10 @@ export class ExamplePage {
     return this.page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
   }
 
-  /** Saves a screenshot of the page as test-results/e2e/browser/<name>.png. */
-  async screenshot(name: string): Promise<void> {
+  /** Saves a screenshot of the window (or the whole page) as test-results/e2e/browser/<name>.png. */
+  async screenshot(name: string, options: { fullPage?: boolean } = {}): Promise<void> {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    await this.page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+    await this.page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: options.fullPage ?? false });
   }
 
   /** Closes the page and its context. */
