@@ -417,10 +417,14 @@ const CONNECTION_CODES = new Set(['unauthorized', 'network_error', 'connection_c
 /** Turns a failed message into what the page tells the user: what happened, and what to do. */
 async function explainFailure(error: unknown, settings: Settings, threadId: string | undefined): Promise<Problem> {
   const server = serverName(settings);
-  if (error instanceof DOMException && error.name === 'AbortError')
+  if (error instanceof DOMException && error.name === 'AbortError') {
     return { code: 'stopped', text: 'Stopped in this page; the thread keeps what was said, so send again to go on.' };
+  }
   if (!(error instanceof TenxGraphError)) return { code: 'page_error', text: error instanceof Error ? error.message : String(error) };
   if (error.code === 'unauthorized') return explainToken(settings);
+  if (error.code === 'missing_tool_results' && threadId !== undefined && (await releaseThread(settings, threadId))) {
+    return { code: 'thread_released', text: `The thread was still waiting for the tools of an interrupted message; those calls are now cancelled, so send again.` };
+  }
   if (!CONNECTION_CODES.has(error.code)) return explainServerError(error, settings);
   if (!(await serverAnswers(settings.baseUrl))) {
     if (threadId === undefined) return explainNotRunning(settings);
@@ -433,7 +437,22 @@ async function explainFailure(error: unknown, settings: Settings, threadId: stri
   const verdict = await checkConnection(settings);
   if (verdict.state === 'offline') return verdict;
   if (threadId === undefined) return { code: 'connection_failed', text: `${capitalise(server)} answers HTTP, but the connection failed (${error.message}); send again.` };
+  // The thread may be left waiting for the tool results that were lost: cancelling those calls lets it take the next message.
+  await releaseThread(settings, threadId);
   return { code: 'connection_broken', text: `The connection to ${server} broke in the middle of the conversation (thread ${threadId}); send again to go on.` };
+}
+
+/** Cancels the remote calls `threadId` waits for (each gets a failed result), so it takes new messages; false when it could not. */
+async function releaseThread(settings: Settings, threadId: string): Promise<boolean> {
+  const client = createClient(settings);
+  try {
+    await client.cancelThread(threadId, { signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    client.close();
+  }
 }
 
 let running: AbortController | undefined;

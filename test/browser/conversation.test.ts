@@ -9,7 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
+import type { Browser, Route } from 'playwright-core';
 import { bundlePage, startPageServer, type PageServer } from '../../examples/browser/serve';
 import { ApiProcess } from './support/apiProcess';
 import { findChromium, launchChromium } from './support/chromium';
@@ -136,6 +136,39 @@ describe('a conversation in the browser example', { timeout: 300_000 }, () => {
       await page.close();
     }
   });
+
+  for (const { transport, path } of [
+    { transport: 'invoke' as const, path: '/v1/graph/invoke' },
+    { transport: 'http' as const, path: '/v1/graph/stream' },
+  ]) {
+    test(`through ${transport}, a message whose tool results never reached the server leaves the thread ready for the next one`, async () => {
+      const page = await ExamplePage.open(browser, pages.url, { clipboard: CLIPBOARD_TEXT });
+      try {
+        let cut = false;
+        await page.page.route(`${api.url}${path}`, async (route: Route) => {
+          if (!cut && route.request().postData()?.includes('"tool_result"')) {
+            cut = true;
+            await route.abort('connectionreset');
+          } else {
+            await route.continue();
+          }
+        });
+        await page.configure({ server: api.url, transport });
+        const first = await page.converse(MESSAGES[0]!.prompt);
+        assert.ok(cut, 'the tool results were cut off');
+        assert.equal(first.state, 'error');
+        assert.equal(first.errorCode, 'connection_broken', first.error);
+        assert.equal(await page.countShown(first.error), 1);
+        const second = await page.converse(MESSAGES[1]!.prompt);
+        await page.screenshot(`24-connection-broken-${transport}`);
+        assert.equal(second.state, 'done', `the thread took the next message: ${second.error}`);
+        assert.equal(second.answer, MESSAGES[1]!.answer);
+        assert.equal(second.thread, first.thread);
+      } finally {
+        await page.close();
+      }
+    });
+  }
 
   test('a message whose only tool failed is shown as failed (red), one whose tools partly failed in amber', async () => {
     // No geolocation permission: get_user_location fails, the other tools answer.
