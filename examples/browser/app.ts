@@ -411,8 +411,11 @@ async function checkConnection(settings: Settings): Promise<Verdict> {
   }
 }
 
-/** Codes after which the page is not connected: the status line points at the turn that says why. */
-const CONNECTION_CODES = new Set(['unauthorized', 'network_error', 'connection_closed', 'stream_incomplete']);
+/** The client's codes of a failure to reach the server, or of a connection lost on the way. */
+const CONNECTION_CODES = new Set(['network_error', 'connection_closed', 'stream_incomplete']);
+
+/** Problems that leave the page unable to talk to the server: the status line then points at the turn that says why. */
+const OFFLINE_CODES = new Set(['token_missing', 'token_wrong', 'origin_not_allowed', 'not_running', 'server_stopped']);
 
 /** Turns a failed message into what the page tells the user: what happened, and what to do. */
 async function explainFailure(error: unknown, settings: Settings, threadId: string | undefined): Promise<Problem> {
@@ -497,12 +500,13 @@ async function converse(prompt: string): Promise<void> {
       for await (const chunk of client.stream(messages, { ...options, transport: settings.transport })) turn.chunk(chunk);
     }
     turn.finish();
-    if (turn.root.dataset.state === 'done') showStatus({ state: 'connected', code: 'connected', text: `Connected to ${settings.baseUrl}.` });
+    // A message that went through proves the connection, whatever an older check said.
+    if (turn.root.dataset.state === 'done') settleStatus({ state: 'connected', code: 'connected', text: `Connected to ${settings.baseUrl}.` });
   } catch (error) {
-    turn.fail(await explainFailure(error, settings, turn.threadId ?? conversation.threadId));
-    // One error, shown once: the status line does not repeat the turn's sentence.
-    if (error instanceof TenxGraphError && CONNECTION_CODES.has(error.code))
-      showStatus({ state: 'offline', code: 'see_conversation', text: 'Not connected: the conversation says why.' });
+    const problem = await explainFailure(error, settings, turn.threadId ?? conversation.threadId);
+    turn.fail(problem);
+    // One error, shown once: the status line points at the turn rather than repeating its sentence.
+    if (OFFLINE_CODES.has(problem.code)) settleStatus({ state: 'offline', code: 'see_conversation', text: 'Not connected: the conversation says why.' });
   } finally {
     client?.close();
     if (turn.threadId !== undefined) conversation.threadId = turn.threadId;
@@ -526,6 +530,12 @@ async function checkServer(): Promise<void> {
   showStatus({ state: 'checking', code: 'checking', text: `Checking ${settings.baseUrl}…` });
   const verdict = await checkConnection(settings);
   if (check === checks) showStatus(verdict);
+}
+
+/** Sets the status line from what a message found, over any check still running. */
+function settleStatus(verdict: Verdict): void {
+  checks++;
+  showStatus(verdict);
 }
 
 function showStatus(verdict: Verdict | { state: 'checking'; code: string; text: string }): void {

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Route } from 'playwright-core';
 import { bundlePage, startPageServer, type PageServer } from '../../examples/browser/serve';
+import { poll } from '../support/poll';
 import { ApiProcess } from './support/apiProcess';
 import { findChromium, launchChromium } from './support/chromium';
 import { ALL_THREE, CLIPBOARD_TEXT, COFFEE_ANSWER, ExamplePage, LOCATION_ANSWER, TRANSPORTS, type TurnView } from './support/examplePage';
@@ -169,6 +170,34 @@ describe('a conversation in the browser example', { timeout: 300_000 }, () => {
       }
     });
   }
+
+  test('Stop ends a message in the page, and the next one goes on the same thread', async () => {
+    const page = await ExamplePage.open(browser, pages.url, { clipboard: CLIPBOARD_TEXT });
+    try {
+      // The tool results are held back until the Stop button is clicked: the message is mid-loop then.
+      let held: Route | undefined;
+      await page.page.route(`${api.url}/v1/graph/invoke`, async (route: Route) => {
+        if (held === undefined && route.request().postData()?.includes('"tool_result"')) held = route;
+        else await route.continue();
+      });
+      await page.configure({ server: api.url, transport: 'invoke' });
+      await page.page.fill('#prompt', MESSAGES[0]!.prompt);
+      await page.page.click('#send');
+      await poll('the tool results to be sent', () => held, 15_000);
+      await page.page.click('#stop');
+      const stopped = page.page.locator('#conversation .turn[data-state="error"] .turn-error');
+      await stopped.waitFor({ timeout: 15_000 });
+      assert.equal(await stopped.getAttribute('data-code'), 'stopped');
+      await held!.abort().catch(() => undefined);
+      const first = (await page.page.locator('#conversation .turn').first().getAttribute('data-thread')) ?? '';
+      const next = await page.converse(MESSAGES[1]!.prompt);
+      assert.equal(next.state, 'done', next.error);
+      assert.equal(next.thread, first, 'the same thread');
+      await page.screenshot('25-stopped');
+    } finally {
+      await page.close();
+    }
+  });
 
   test('a message whose only tool failed is shown as failed (red), one whose tools partly failed in amber', async () => {
     // No geolocation permission: get_user_location fails, the other tools answer.
