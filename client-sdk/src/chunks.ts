@@ -27,6 +27,9 @@ export function preview(text: string): string {
   return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
 }
 
+/** How long a body may take to end after its `end` chunk before it is cancelled. */
+const END_OF_BODY_MS = 1_000;
+
 /**
  * Reads an NDJSON body line by line. Decoding is streaming, so a line split across network
  * packets, or a multi-byte character split across them, arrives whole.
@@ -36,6 +39,7 @@ export async function* readNdjson(body: ReadableStream<Uint8Array>, where: strin
   const decoder = new TextDecoder();
   let buffered = '';
   let finished = false;
+  let endSeen = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
@@ -44,7 +48,11 @@ export async function* readNdjson(body: ReadableStream<Uint8Array>, where: strin
       while (newline !== -1) {
         const line = buffered.slice(0, newline).trim();
         buffered = buffered.slice(newline + 1);
-        if (line !== '') yield parseChunk(line, where);
+        if (line !== '') {
+          const chunk = parseChunk(line, where);
+          endSeen ||= chunk.event === 'end';
+          yield chunk;
+        }
         newline = buffered.indexOf('\n');
       }
       if (done) break;
@@ -52,9 +60,26 @@ export async function* readNdjson(body: ReadableStream<Uint8Array>, where: strin
     if (buffered.trim() !== '') yield parseChunk(buffered.trim(), where);
     finished = true;
   } finally {
-    // Stopped early (end chunk seen, caller broke out, or an error): release the connection.
+    // After the end chunk the server ends the body at once: reading it to its end, rather than
+    // cancelling it, keeps browsers from reporting every stream as aborted (net::ERR_ABORTED).
+    if (!finished && endSeen) finished = await readToEnd(reader, END_OF_BODY_MS);
+    // Stopped early (the caller broke out, an error, or a body that does not end): release the connection.
     if (!finished) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
+  }
+}
+
+/** Reads and drops what is left of a body; true when it ended within `ms`. */
+async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const drained = (async () => {
+    for (;;) if ((await reader.read()).done) return true;
+  })().catch(() => false);
+  try {
+    return await Promise.race([drained, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

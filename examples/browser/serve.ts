@@ -15,7 +15,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -125,6 +125,19 @@ function readPort(args: string[], flag: string, fallback: number): number {
   return value;
 }
 
+/**
+ * Whether `port` on 127.0.0.1 is free, tried before `10xgraph api` starts: its own message about
+ * a port in use names its own flag (`--port`), which here is the page's, not the server's.
+ */
+function portIsFree(port: number): Promise<boolean> {
+  if (port === 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const probe = createNetServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
 /** Starts `10xgraph api` on the quick start and resolves with its URL once it listens. */
 function startApi(port: number, pageOrigin: string): Promise<{ child: ChildProcess; url: string }> {
   const args = [join(ROOT, 'runtime', 'dist', 'cli.js'), 'api', '--config', CONFIG, '--port', String(port), '--db', ':memory:'];
@@ -148,7 +161,8 @@ function startApi(port: number, pageOrigin: string): Promise<{ child: ChildProce
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`10xgraph api exited (${code}) before listening${seen ? `:\n${seen}` : ''}`)));
+    // Its output is already on the terminal (the `api |` lines): the error does not print it again.
+    child.once('exit', (code) => reject(new Error(`10xgraph api exited (${code}) before listening${seen ? '; its output is above' : ''}.`)));
   });
 }
 
@@ -163,11 +177,12 @@ async function main(): Promise<void> {
     page = await startPageServer(files, { port: pagePort, apiUrl: () => apiUrl });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(code === 'EADDRINUSE' ? `port ${pagePort} is in use: pass another with --port N.` : (error as Error).message);
+    throw new Error(code === 'EADDRINUSE' ? `port ${pagePort} (for the page) is in use: pass another with --port N.` : (error as Error).message);
   }
   const pageOrigin = new URL(page.url).origin;
   let api: { child: ChildProcess; url: string };
   try {
+    if (!(await portIsFree(apiPort))) throw new Error(`port ${apiPort} (for 10xgraph api) is in use: pass another with --api-port N.`);
     api = await startApi(apiPort, pageOrigin);
   } catch (error) {
     await page.close();
