@@ -48,10 +48,15 @@ export interface ApiServerOptions {
   limits?: Partial<SocketLimits>;
 }
 
+/** One route of a server, as its table declares it. */
+export type RouteSummary = Readonly<Pick<Route, 'method' | 'pattern' | 'body' | 'public'>>;
+
 /** A built server. */
 export interface ApiServer {
   readonly server: Server;
   readonly store: ThreadStore;
+  /** The route table's declarations (method, pattern, whether it reads a body, whether it is public), in its order. */
+  readonly routes: readonly RouteSummary[];
   /** Starts listening (port 0: any free port) and resolves to the base URL. */
   listen(port?: number, host?: string): Promise<string>;
   /**
@@ -290,6 +295,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   return {
     server,
     store,
+    routes: routes.map(({ method, pattern, body, public: open }) => ({ method, pattern, body: body === true, public: open === true })),
     listen(port = 8000, host = '127.0.0.1') {
       policy = policyFor(host);
       return new Promise<string>((resolve, reject) => {
