@@ -219,7 +219,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const match = table.match(url.pathname);
     if (match) matched(match.pattern);
     if (!admit(req, res, requestId, url)) return;
-    const found = table.resolve(url.pathname, req.method, () => authorized(req, undefined));
+    const found = table.resolve(url.pathname, req.method, () => authorized(req, undefined), match);
     if (found.kind === 'refused') return sendError(res, requestId, found.error, found.headers);
     try {
       return await found.route.handle({ req, res, url, requestId }, found.params);
