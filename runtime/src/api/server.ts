@@ -16,7 +16,7 @@ import { createGraphRoutes } from './graphRoutes';
 import { BodyTimeoutError, closeIfBodyUnread, sendError } from './http';
 import type { ApiLogger } from './log';
 import { createOriginPolicy, readWebSocketProtocols, shownValue, WS_PROTOCOL, type OriginPolicy, type OriginVerdict } from './origin';
-import { RouteTable, unauthorized, type Route } from './router';
+import { RouteTable, unauthorized, type PathMatch, type Route } from './router';
 import { RunEngine, type ServableGraph } from './runEngine';
 import { answerAndClose, DEFAULT_SOCKET_LIMITS, type SocketLimits } from './sockets';
 import { parseStoreTarget, SqliteThreadStore, type ThreadStore } from './store/index';
@@ -174,10 +174,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   /**
    * The checks every request passes before its route: a target that parses, a Host the server
-   * answers to, an allowed Origin (its CORS headers set), and CORS preflights answered. Returns
-   * false when it has answered.
+   * answers to, an allowed Origin (its CORS headers set), and CORS preflights answered from the
+   * route table's `match` of the path. Returns false when it has answered.
    */
-  function admit(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL): boolean {
+  function admit(req: IncomingMessage, res: ServerResponse, requestId: string, url: URL, match: PathMatch | undefined): boolean {
     const refused = policy.checkHost(hostHeaders(req), absoluteAuthority(req.url));
     if (refused) {
       sendError(res, requestId, refused, { connection: 'close', vary: 'Origin' });
@@ -191,7 +191,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return false;
     }
     if (req.method === 'OPTIONS' && verdict.kind === 'allowed' && req.headers['access-control-request-method'] !== undefined) {
-      const match = table.match(url.pathname);
       if (!match) {
         sendError(res, requestId, table.notFound(url.pathname));
         return false;
@@ -218,7 +217,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
     const match = table.match(url.pathname);
     if (match) matched(match.pattern);
-    if (!admit(req, res, requestId, url)) return;
+    if (!admit(req, res, requestId, url, match)) return;
     const found = table.resolve(url.pathname, req.method, () => authorized(req, undefined), match);
     if (found.kind === 'refused') return sendError(res, requestId, found.error, found.headers);
     try {
