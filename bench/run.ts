@@ -39,7 +39,7 @@ async function main(): Promise<void> {
       },
     },
     { name: 'audit-cli', run: () => benchAuditCli(log) },
-    { name: 'runtime', run: benchRuntime },
+    { name: 'runtime', run: () => benchRuntime(log) },
     { name: 'browser', run: async () => (await import('./browser')).benchBrowser(log) },
     { name: 'store', run: () => benchStore(log) },
   ];

@@ -114,7 +114,7 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     if (!/^https?:\/\//i.test(base)) {
       throw new TypeError(`baseUrl must be an http:// or https:// URL such as ${DEFAULT_BASE_URL}, not '${base}'.`);
     }
-    this.baseUrl = base.replace(/\/+$/, '');
+    this.baseUrl = trimTrailingSlashes(base);
     if (options.token !== undefined && options.token !== '') this.token = options.token;
     const globalFetch = (globalThis as { fetch?: FetchLike }).fetch;
     // Wrapped so that browsers see fetch called on the global object ("Illegal invocation" otherwise).
@@ -484,6 +484,17 @@ function incomplete(where: string, threadId: string | undefined): TenxGraphError
     `The stream from ${where} ended before its end chunk; the server may have stopped. Retry on the same thread.`,
     threadId === undefined ? {} : { threadId },
   );
+}
+
+/**
+ * `text` without the slashes it ends with. A loop, not `/\/+$/`, which backtracks quadratically
+ * on a long run of slashes that is not at the end (the same loop as runtime/src/live/urls.ts;
+ * this package depends on nothing, so it keeps its own copy).
+ */
+function trimTrailingSlashes(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x2f) end--;
+  return text.slice(0, end);
 }
 
 function errorFromResponse(response: Response, payload: unknown, text: string, method: string, path: string): TenxGraphError {

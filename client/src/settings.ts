@@ -22,13 +22,3 @@ export function plainSection(scope?: vscode.ConfigurationScope): Record<string, 
   const config = vscode.workspace.getConfiguration(SECTION, scope);
   return JSON.parse(JSON.stringify(config)) as Record<string, unknown>;
 }
-
-/** The origin (`scheme://host:port`) of a server URL, or undefined when it is not an http(s) URL. */
-export function originOf(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : undefined;
-  } catch {
-    return undefined;
-  }
-}

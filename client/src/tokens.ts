@@ -3,7 +3,7 @@
  * token is only ever handed out for the origin it was stored for.
  */
 import * as vscode from 'vscode';
-import { originOf } from './settings';
+import { originOf } from '10xgraph/live';
 
 const KEY_PREFIX = '10xgraph.token:';
 

@@ -191,4 +191,20 @@ describe('TenxGraphClient transport', () => {
     const client = new TenxGraphClient({ baseUrl });
     return assert.rejects(client.invoke('hi', { recursion_limit: 0 }), /recursion_limit must be a whole number of at least 1/);
   });
+
+  test('trailing slashes of baseUrl are dropped, and a long run of slashes elsewhere is not a quadratic cost', async () => {
+    const asked: string[] = [];
+    const fetch = async (input: string) => {
+      asked.push(input);
+      return new Response(JSON.stringify({ data: 'pong', metadata: { request_id: 'r', timestamp: '', message: '' } }), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      });
+    };
+    await new TenxGraphClient({ baseUrl: 'http://127.0.0.1:1///', fetch }).ping();
+    assert.deepEqual(asked, ['http://127.0.0.1:1/ping']);
+    const started = performance.now();
+    assert.throws(() => new TenxGraphClient({ baseUrl: `http://127.0.0.1:1/${'/'.repeat(50_000)}x`, handlerTimeoutMs: -1 }), /timeoutMs must be a positive number/);
+    assert.ok(performance.now() - started < 1000, 'trimming 50,000 slashes took a second or more');
+  });
 });

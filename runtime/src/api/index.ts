@@ -2,7 +2,7 @@
  * The API server of `10xgraph api`, usable as a library.
  */
 export { createApiServer, DEFAULT_MAX_BODY_BYTES } from './server';
-export type { ApiServer, ApiServerOptions, ApiLogger, ServableGraph } from './server';
+export type { ApiServer, ApiServerOptions, ApiLogger, RouteSummary, ServableGraph } from './server';
 export type { StreamChunk } from '10xgraph-client/wire';
 export { createLogger } from './log';
 export type { LogFields, LogFormat, LogLevel, LoggerOptions } from './log';

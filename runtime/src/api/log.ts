@@ -3,7 +3,7 @@
  * call emitted and per result answered, plus the start-up lines. Two formats: `pretty` prints
  * each record's message alone (the start-up lines read exactly as docs/spec.md §4 shows them), `json`
  * prints one JSON object a line with every field. Information goes to stdout, warnings and
- * errors to stderr. Records never hold a token, a query string or a body.
+ * errors to stderr, through one pino multistream. Records never hold a token, a query string or a body.
  */
 import { loadPino } from './lazy';
 import { escapeControl } from '../text/escapeControl';
@@ -46,54 +46,37 @@ export interface LoggerOptions {
   err?: TextSink;
 }
 
-const WARN = 40;
-/** pino's numbers of the levels. */
-const LEVEL_VALUES: Record<LogLevel, number> = { debug: 20, info: 30, warn: 40, error: 50 };
-
-/** Builds a pino logger writing `format` to `out` (info, debug) and `err` (warn, error). */
+/**
+ * Builds a pino logger writing `format` to `out` (info, debug) and `err` (warn, error). Both
+ * formats go through one pino logger and a pino multistream that sends each record to the sink
+ * of its level (deduplicated: a warning reaches `err` alone), so nothing is swapped per call.
+ */
 export function createLogger(options: LoggerOptions = {}): ApiLogger {
   const format = options.format ?? 'pretty';
   const out = options.out ?? process.stdout;
   const err = options.err ?? process.stderr;
-  const threshold = LEVEL_VALUES[options.level ?? 'info'];
-  const sinkOf = (level: LogLevel): TextSink => (LEVEL_VALUES[level] >= WARN ? err : out);
-  if (format === 'pretty') {
-    // A pretty line is the message alone: written straight, with no JSON record made and read back.
-    // It may quote what a client sent (a thread id) or a failure (a stack): escaped, so one record
-    // stays one line and can forge no other line, CI command or terminal sequence.
-    const at = (level: LogLevel) => {
-      const sink = sinkOf(level);
-      const shown = LEVEL_VALUES[level] >= threshold;
-      return (line: string): void => {
-        if (shown) sink.write(`${escapeControl(line)}\n`);
-      };
-    };
-    return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
-  }
-  // pino writes each record synchronously into `destination`, right after the call below names
-  // its level: the record goes to that level's stream without being parsed again.
-  let sink: TextSink = out;
-  const destination = {
-    write(record: string) {
-      sink.write(record);
-    },
-  };
   const pino = loadPino();
+  const pretty = format === 'pretty';
+  // A pretty record is the message alone: pino makes `{"level":30,"msg":...}` (no time or fields),
+  // and the line written is that message. It may quote what a client sent (a thread id) or a
+  // failure (a stack): escaped, so one record stays one line and can forge no other line, CI
+  // command or terminal sequence.
+  const sinkFor = (sink: TextSink): TextSink => (pretty ? { write: (record: string) => sink.write(`${escapeControl((JSON.parse(record) as { msg: string }).msg)}\n`) } : sink);
+  const streams = pino.multistream(
+    [
+      { level: 'debug', stream: sinkFor(out) },
+      { level: 'warn', stream: sinkFor(err) },
+    ],
+    { dedupe: true },
+  );
   const logger = pino(
-    {
-      level: options.level ?? 'info',
-      base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
-    },
-    destination,
+    pretty ? { level: options.level ?? 'info', base: undefined, timestamp: false } : { level: options.level ?? 'info', base: undefined, timestamp: pino.stdTimeFunctions.isoTime },
+    streams,
   );
   const at = (level: LogLevel) => {
-    const target = sinkOf(level);
-    return (line: string, fields?: LogFields): void => {
-      sink = target;
-      if (fields) logger[level](fields, line);
-      else logger[level](line);
-    };
+    const write = logger[level].bind(logger);
+    if (pretty) return (line: string): void => write(line);
+    return (line: string, fields?: LogFields): void => (fields ? write(fields, line) : write(line));
   };
   return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
 }

@@ -16,9 +16,6 @@ const MAX_SHOWN = 200;
 /** How long a browser may cache a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = '600';
 
-/** The request headers a browser may send cross-origin: the token and the JSON body type. */
-const ALLOWED_REQUEST_HEADERS = 'Authorization, Content-Type';
-
 /** The response headers a page may read beyond the safelisted ones. */
 const EXPOSED_HEADERS = 'X-Request-Id, WWW-Authenticate';
 
@@ -59,8 +56,11 @@ export interface OriginPolicy {
   checkOrigin(origin: string | string[] | undefined): OriginVerdict;
   /** The CORS headers of an answer: `Vary: Origin` always, the allowed origin echoed when there is one. */
   corsHeaders(verdict: OriginVerdict): Record<string, string>;
-  /** The headers of a preflight answer for an allowed origin and a route taking `method`. */
-  preflightHeaders(origin: string, method: string, privateNetwork: boolean): Record<string, string>;
+  /**
+   * The headers of a preflight answer for an allowed origin and a path whose routes take
+   * `methods` and read the request headers `headers` (both as the route table lists them).
+   */
+  preflightHeaders(origin: string, methods: string, headers: string, privateNetwork: boolean): Record<string, string>;
 }
 
 /** One allowed origin: a scheme, a host name and a port, or any port (`http://localhost:*`). */
@@ -148,12 +148,12 @@ export function createOriginPolicy(options: OriginPolicyOptions): OriginPolicy {
       return { vary: 'Origin', 'access-control-allow-origin': verdict.origin, 'access-control-expose-headers': EXPOSED_HEADERS };
     },
 
-    preflightHeaders(origin, method, privateNetwork) {
+    preflightHeaders(origin, methods, headers, privateNetwork) {
       return {
         vary: 'Origin',
         'access-control-allow-origin': origin,
-        'access-control-allow-methods': method,
-        'access-control-allow-headers': ALLOWED_REQUEST_HEADERS,
+        'access-control-allow-methods': methods,
+        'access-control-allow-headers': headers,
         'access-control-max-age': PREFLIGHT_MAX_AGE,
         // Chromium asks before a public page may call a private or local address.
         ...(privateNetwork ? { 'access-control-allow-private-network': 'true' } : {}),

@@ -1,7 +1,8 @@
 /**
  * The thread routes of `10xgraph api`: read a thread (`GET /v1/threads/{id}`, its messages a page
  * at a time), cancel what it waits for (`POST /v1/threads/{id}/cancel`) and delete it
- * (`DELETE /v1/threads/{id}`). The server authorises the request before it comes here.
+ * (`DELETE /v1/threads/{id}`). Declared here as routes of the server's route table (router.ts),
+ * which authorises a request and checks its `{id}` (`readThreadIdParam`) before it comes here.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toolResultMessage } from '../graph/messages';
@@ -9,6 +10,7 @@ import { ApiError } from './errors';
 import { sendData } from './http';
 import { loadCrypto } from './lazy';
 import { StoreUnavailableError, type ThreadStore } from './store/index';
+import { RouteTable, type Route } from './router';
 import { checkThreadId } from './validate';
 
 /** Messages per page when the request does not say. */
@@ -16,40 +18,59 @@ export const DEFAULT_PAGE_SIZE = 100;
 /** The most messages one page holds. */
 export const MAX_PAGE_SIZE = 1000;
 
-/** The path prefix of the thread routes. */
-export const THREAD_ROUTE_PREFIX = '/v1/threads/';
-
-/** What the text of a cancelled call's failed result says (the model reads it). */
+/** What a cancelled call's failed result says (the model reads it). */
 export const CANCELLED_RESULT = 'Cancelled: the client stopped waiting for this call, so it has no result. Do not wait for it; carry on without it or ask the user.';
 
-/**
- * Answers a request under `/v1/threads/`. `guard` is called before anything is written, so the
- * server can refuse new work while it shuts down.
- */
-export async function handleThreadRoute(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string, store: ThreadStore, guard: () => void): Promise<void> {
-  const rest = url.pathname.slice(THREAD_ROUTE_PREFIX.length);
-  const [encoded, action, ...extra] = rest.split('/');
+/** The pattern of a thread (`GET`, `DELETE`). */
+export const THREAD_PATTERN = '/v1/threads/{id}';
+/** The pattern of a thread's cancel (`POST`). */
+export const THREAD_CANCEL_PATTERN = '/v1/threads/{id}/cancel';
+
+/** Reads the `{id}` of a thread route: percent-decoded (400 when it cannot be), then checked as every thread id is (422). */
+export function readThreadIdParam(raw: string): string {
   let decoded: string;
   try {
-    decoded = decodeURIComponent(encoded ?? '');
+    decoded = decodeURIComponent(raw);
   } catch {
-    throw new ApiError(400, 'invalid_request', `The thread id in ${url.pathname} is not valid percent-encoding.`);
+    throw new ApiError(400, 'invalid_request', `The thread id '${raw.slice(0, 100)}' in the path is not valid percent-encoding.`);
   }
-  if (decoded === '' || extra.length > 0 || (action !== undefined && action !== 'cancel')) {
-    throw new ApiError(404, 'not_found', `No route ${url.pathname}; the thread routes are GET and DELETE /v1/threads/{id} and POST /v1/threads/{id}/cancel.`);
+  return checkThreadId(decoded, `Path parameter 'id' of ${THREAD_PATTERN}`);
+}
+
+/** The parameter readers the thread routes need in a route table. */
+export const THREAD_PARAMS = { id: readThreadIdParam } as const;
+
+/**
+ * The thread routes, for a route table with `THREAD_PARAMS`. `guard` is called before anything
+ * is written, so the server can refuse new work while it shuts down. No route here reads a body:
+ * a refusal closes a connection whose body is still coming (http.ts).
+ */
+export function createThreadRoutes(store: ThreadStore, guard: () => void): Route[] {
+  return [
+    { method: 'GET', pattern: THREAD_PATTERN, handle: ({ res, requestId, url }, { id }) => storeAnswer(readThread(res, requestId, store, id!, url.searchParams)) },
+    { method: 'DELETE', pattern: THREAD_PATTERN, handle: ({ res, requestId }, { id }) => storeAnswer(deleteThread(res, requestId, store, id!, guard)) },
+    { method: 'POST', pattern: THREAD_CANCEL_PATTERN, handle: ({ res, requestId }, { id }) => storeAnswer(cancelThread(res, requestId, store, id!, guard)) },
+  ];
+}
+
+/**
+ * Answers a request under `/v1/threads/` outside a server of this package (the server routes
+ * them through its own table, which holds the same routes). The caller authorises the request
+ * first; a refusal is thrown as an `ApiError` (a 405 sets `Allow` on `res` first).
+ */
+export async function handleThreadRoute(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string, store: ThreadStore, guard: () => void): Promise<void> {
+  const found = new RouteTable(createThreadRoutes(store, guard), THREAD_PARAMS).resolve(url.pathname, req.method, () => true);
+  if (found.kind === 'refused') {
+    for (const [name, value] of Object.entries(found.headers)) res.setHeader(name, value);
+    throw found.error;
   }
-  const threadId = checkThreadId(decoded, "Path parameter 'id' of /v1/threads/{id}");
-  const allowed = action === 'cancel' ? 'POST' : 'GET, DELETE';
-  // No route here reads a body: the answer closes a connection whose body is still coming (http.ts).
-  if (!allowed.split(', ').includes(req.method ?? '')) {
-    const error = new ApiError(405, 'method_not_allowed', `${url.pathname} takes ${allowed.replace(', ', ' or ')}, not ${req.method}.`);
-    res.setHeader('allow', allowed);
-    throw error;
-  }
+  await found.route.handle({ req, res, url, requestId }, found.params);
+}
+
+/** A store that cannot be reached is a 503 of the thread routes. */
+async function storeAnswer(answer: Promise<void>): Promise<void> {
   try {
-    if (action === 'cancel') return await cancelThread(res, requestId, store, threadId, guard);
-    if (req.method === 'DELETE') return await deleteThread(res, requestId, store, threadId, guard);
-    return await readThread(res, requestId, store, threadId, url.searchParams);
+    await answer;
   } catch (error) {
     if (error instanceof StoreUnavailableError) throw new ApiError(503, 'store_unavailable', error.message);
     throw error;
