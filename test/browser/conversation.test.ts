@@ -104,9 +104,8 @@ describe('a conversation in the browser example', { timeout: 300_000 }, () => {
         if (transport === 'http') {
           // Each message is two streams (the model's call, then the answer to the tool result). The
           // client reads each to its end rather than cancelling it, which made Chromium report every
-          // one as net::ERR_ABORTED. Chromium still does, now and then, for a body whose last bytes
-          // come in a write of their own, read to its end or not: the server writes the end chunk
-          // and ends the body separately (runtime/src/api/server.ts, its stream route).
+          // one as net::ERR_ABORTED. Chromium still does, now and then (about one stream in ten here),
+          // though the server ends the body in the write of its end chunk (runtime/src/api/graphRoutes.ts).
           const aborted = page.failedRequests.filter((request) => request.endsWith('net::ERR_ABORTED'));
           assert.ok(aborted.length < 2 * MESSAGES.length, `not every stream is reported aborted: ${aborted.join(' | ')}`);
           assert.deepEqual(page.failedRequests, aborted, 'no request failed otherwise');

@@ -87,9 +87,12 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
             res.destroy();
             return;
           }
-          res.write(JSON.stringify(chunk) + '\n');
+          // The end chunk ends the body in the same write: a body whose last bytes came apart from it is
+          // reported by browsers as aborted even when read to its end.
+          if (chunk.event === 'end') res.end(JSON.stringify(chunk) + '\n');
+          else res.write(JSON.stringify(chunk) + '\n');
         });
-        res.end();
+        if (!res.writableEnded) res.end();
       },
     },
     {
