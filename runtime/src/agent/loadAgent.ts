@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { Loader, Plugin } from 'esbuild';
 import { AgentCompileCache, type CompiledAgent, type ExternalPackage } from './compileCache';
 import { consultedConfigs, recordResolutions, type FolderListing } from './compileInputs';
-import { AGENT_EXTENSIONS } from '../workspace/agentCandidates';
+import { AGENT_EXTENSIONS } from '../workspace/sourceAnalysis';
 import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
 import { GraphError } from '../graph/errors';
 import { isStateGraph } from '../graph/stateGraph';
