@@ -6,9 +6,13 @@
  */
 export { agentSpecs, findAgentCandidates, readAgentModules } from './agentCandidates';
 export type { AgentModule } from './agentCandidates';
-export { AGENT_EXTENSIONS, SOURCE_EXTENSIONS, analyzeSource, isSourcePath } from './sourceAnalysis';
+export { AGENT_EXTENSIONS, AGENT_FILE_EXTENSIONS, SOURCE_EXTENSIONS, analyzeSource, isSourcePath } from './sourceAnalysis';
 export type { SourceAnalysis, SourceName, SourceNode } from './sourceAnalysis';
 export { checkOwnership } from './ownership';
 export type { Ownership } from './ownership';
 export { dotenvValues, envNamesOf, parseDotenv } from './dotenv';
 export type { DotenvBinding } from './dotenv';
+export { GitIgnore, MAX_PATTERNS, type IgnoreProblem } from './gitignore';
+export { GlobError, MAX_GLOBS, globProblem, matchAny, matchGlob } from './glob';
+export { formatBytes, readRegularFile, type FileRead } from './regularFile';
+export { DEFAULT_INDEX_LIMITS, ProjectIndex, type IndexLimits, type IndexRoot, type IndexedFile, type ProjectIndexOptions } from './projectIndex';

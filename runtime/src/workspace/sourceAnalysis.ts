@@ -16,6 +16,9 @@ export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', 
 /** The extensions `agent` modules may have, in the order the loader tries them: the ones of `SOURCE_EXTENSIONS` a spec without an extension resolves to. */
 export const AGENT_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const satisfies ReadonlyArray<(typeof SOURCE_EXTENSIONS)[number]>;
 
+/** The extensions an `agent` spec may name its module's file with (`graph.mjs:app`): the ones the loader runs. */
+export const AGENT_FILE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const satisfies ReadonlyArray<(typeof SOURCE_EXTENSIONS)[number]>;
+
 /** True for a path the project reads: a source with one of `SOURCE_EXTENSIONS`, not a declaration file (it registers nothing). */
 export function isSourcePath(path: string): boolean {
   return !path.endsWith('.d.ts') && SOURCE_EXTENSIONS.some((e) => path.endsWith(e));
