@@ -5,9 +5,8 @@
  * audit --project`), built from the rule set's flat tree of a strict-JSON text, or from the
  * tolerant tree of a text being typed. A repeated key counts by its last value, as everywhere.
  */
-import type { Analysis } from './audit';
 import type { JsonNode } from './parse';
-import { Kind, NONE, type Tree } from './tree';
+import { Kind, NONE, Tree } from './tree';
 
 /** A JSON string value and where it lies. */
 export interface StringSpan {
@@ -47,12 +46,12 @@ function flatSpan(tree: Tree, node: number): StringSpan | undefined {
 }
 
 /**
- * The summary of a checked config (its analysis, or the flat tree of one), undefined when the
+ * The summary of a checked config (its `Analysis`, or the flat tree of one), undefined when the
  * text is not strict JSON. With `only`, just the tools whose name passes it (a keystroke in a
  * large config needs the few tools it reports, not all).
  */
-export function configSummaryOf(source: Analysis | Tree, only?: (name: string) => boolean): ConfigSummary | undefined {
-  const tree = 'problems' in source ? source.flatTree : source;
+export function configSummaryOf(source: { readonly flatTree?: Tree } | Tree, only?: (name: string) => boolean): ConfigSummary | undefined {
+  const tree = source instanceof Tree ? source : source.flatTree;
   if (!tree) return undefined;
   const root = tree.root;
   if (tree.kind[root] !== Kind.Object) return { tools: [] };
