@@ -7,7 +7,7 @@
 import type { Range } from 'vscode-languageserver';
 import type { ConfigSummary, JsonNode, StringSpan, Tree } from '10xgraph/rules';
 import { configSummaryOf, configSummaryOfNode, LineIndex } from '10xgraph/rules';
-import { featureTree } from './jsonPaths';
+import { readConfigSummary } from '10xgraph/workspace';
 import type { Positions } from './positions';
 
 /** A JSON string value and where it lies. */
@@ -71,9 +71,9 @@ export function configFactsOf(tree: JsonNode | undefined, text: string, lines: P
   return factsOfSummary(configSummaryOfNode(tree, text), lines);
 }
 
-/** The facts of a config's text read from disk. */
+/** The facts of a config's text read from disk (the runtime's `readConfigSummary`, the one `10xgraph audit --project` reads with). */
 export function readConfigFacts(text: string): ConfigFacts {
-  return configFactsOf(featureTree(text, undefined), text, new LineIndex(text));
+  return factsOfSummary(readConfigSummary(text), new LineIndex(text));
 }
 
 /**

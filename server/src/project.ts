@@ -4,13 +4,12 @@
  * answers in LSP terms; the server only wires it. A tool's name is one symbol across the
  * project: its declarations in every config and its `registerToolHandler` registrations.
  */
-import { access } from 'node:fs/promises';
-import { basename, dirname, extname, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Diagnostic, DiagnosticSeverity, type Location, type Position, type Range } from 'vscode-languageserver';
-import { agentGraphOf, auditProjectConfig, auditProjectSource, PROJECT_RULES, readFromSourceNote, splitAgentSpec } from '10xgraph/rules';
+import { agentGraphOf, auditProjectConfig, auditProjectSource, PROJECT_RULES, readFromSourceNote } from '10xgraph/rules';
 import type { AgentGraph, Problem, ProjectFacts, ProjectRule, SourceNameFact } from '10xgraph/rules';
-import { AGENT_EXTENSIONS, AGENT_FILE_EXTENSIONS } from '10xgraph/workspace';
+import { resolveAgentFile } from '10xgraph/workspace';
 import type { ConfigFacts, StringSite, ToolFacts } from './configFacts';
 import { type DiagnosticData, ruleDocsHref } from './diagnostics';
 import type { Positions } from './positions';
@@ -90,25 +89,7 @@ export interface AgentSource extends AgentGraph {
   facts: SourceFacts;
 }
 
-/**
- * The file `agent` names, relative to the config's folder, as the loader resolves it (the same
- * extensions in the same order); undefined when no such file exists or the spec is malformed.
- */
-export async function resolveAgentFile(configPath: string, spec: string): Promise<string | undefined> {
-  const parts = splitAgentSpec(spec);
-  if (!parts) return undefined;
-  const base = resolve(dirname(configPath), parts.module);
-  const candidates = (AGENT_FILE_EXTENSIONS as readonly string[]).includes(extname(base)) ? [base] : AGENT_EXTENSIONS.map((ext) => base + ext);
-  for (const candidate of candidates) {
-    try {
-      await access(candidate);
-      return candidate;
-    } catch {
-      // Try the next extension, as the loader does.
-    }
-  }
-  return undefined;
-}
+export { resolveAgentFile };
 
 /** The graph an agent module's source describes, or why it describes none exactly (the rule set's `agentGraphOf`). */
 export function agentSourceOf(file: string, facts: SourceFacts): AgentSource {

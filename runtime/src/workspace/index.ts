@@ -16,3 +16,5 @@ export { GitIgnore, MAX_PATTERNS, type IgnoreProblem } from './gitignore';
 export { GlobError, MAX_GLOBS, globProblem, matchAny, matchGlob } from './glob';
 export { formatBytes, readRegularFile, type FileRead } from './regularFile';
 export { DEFAULT_INDEX_LIMITS, ProjectIndex, type IndexLimits, type IndexRoot, type IndexedFile, type ProjectIndexOptions } from './projectIndex';
+export { resolveAgentFile } from './agentFile';
+export { readConfigSummary, tolerantTree } from './configSummary';
