@@ -19,11 +19,6 @@ import type { HandlerSite, NodeSite, SourceFacts } from './sourceFacts';
 /** `source` of the project's diagnostics (the same as the rule set's, so code actions find their fixes). */
 const SOURCE = '10xgraph';
 
-/** The code of a remote tool no source registers a handler for. */
-export const HANDLER_MISSING = 'handler-missing';
-/** The code of a handler registered for a name no config declares. */
-export const HANDLER_UNDECLARED = 'handler-undeclared';
-
 /** One `registerToolHandler` call of the workspace. */
 export interface HandlerRef {
   path: string;
@@ -98,19 +93,16 @@ export function agentSourceOf(file: string, facts: SourceFacts): AgentSource {
 
 export { readFromSourceNote };
 
-/** The code of the note that the agent module's graph could not be read exactly. */
-export const GRAPH_NOT_READ = 'graph-not-read';
-
 /** What the rule set's project rules know of the project, from the snapshot. */
 function projectFactsOf(snapshot: ProjectSnapshot): ProjectFacts {
   return { complete: snapshot.complete, handled: snapshot.handlers, computedHandlers: snapshot.computed.length, declared: snapshot.declared };
 }
 
-/** A project problem of a config or source as a diagnostic (the fixes in `data` only when the rule offers some kind of fix). */
+/** A project problem of a config or a source as a diagnostic; `data` (the fixes and the version they apply to) when given. */
 function diagnosticOf(problem: Problem, positionAt: Positions['positionAt'], data?: DiagnosticData): Diagnostic {
   return {
     range: { start: positionAt(problem.offset), end: positionAt(problem.offset + problem.length) },
-    severity: DiagnosticSeverity.Information,
+    severity: problem.severity === 'error' ? DiagnosticSeverity.Error : problem.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Information,
     source: SOURCE,
     code: problem.code,
     codeDescription: { href: ruleDocsHref(problem.code) },
