@@ -125,8 +125,9 @@ function scan(source: string): Scan {
   const fail = (message: string, at: number) => {
     syntaxError ??= `${message} (line ${lineOf(lineStarts, at) + 1})`;
   };
+  // Only the span itself is looked at (a search for the next line break could run to the end of the text every time).
   const newlines = (from: number, to: number) => {
-    for (let k = source.indexOf('\n', from); k !== -1 && k < to; k = source.indexOf('\n', k + 1)) lineStarts.push(k + 1);
+    for (let k = from; k < to; k++) if (source.charCodeAt(k) === 0x0a) lineStarts.push(k + 1);
   };
   /** Reads template text from `i` up to its closing backtick or into a `${`; the token runs from `start`. */
   const templateText = (start: number): void => {
@@ -303,8 +304,16 @@ function literalOf(token: Token | undefined): string | undefined {
 /** The index of the token after the argument starting at `from` of a call whose `)` is at `close`: its `,` or the `)`. */
 function argumentEnd(tokens: readonly Token[], from: number, close: number): number {
   let j = from;
-  // A bracket jumps past its partner; a template piece opening a `${` to the piece that closes it.
-  while (j < close && !(tokens[j].text === ',' && tokens[j].type === T.Punct)) j = tokens[j].match > j ? tokens[j].match + (tokens[j].type === T.Template ? 0 : 1) : j + 1;
+  // A bracket jumps past its partner; a template piece opening a `${` to the piece that closes it. An
+  // opener left unclosed ends the argument of a call left open: each token is then scanned for one call at most.
+  while (j < close) {
+    const t = tokens[j];
+    if (t.type === T.Punct && t.text === ',') break;
+    if (t.match > j) j = t.match + (t.type === T.Template ? 0 : 1);
+    else if (j > from && t.match === -1 && ((t.type === T.Punct && (t.text === '(' || t.text === '[' || t.text === '{')) || (t.type === T.Template && t.text.endsWith('${'))))
+      break;
+    else j++;
+  }
   return Math.min(j, close);
 }
 
