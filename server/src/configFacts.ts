@@ -1,12 +1,13 @@
 /**
- * What a config says about the project: its `agent` and the `node` and `name` of each remote
- * tool, with where each string lies. Read from the (tolerant) tree the features share, so a
- * config being typed still takes part; a repeated key counts by its last value, as everywhere.
+ * What a config says about the project, in LSP terms: the rule set's one summary of it
+ * (`configSummaryOf`: `agent` and the `node` and `name` of each remote tool, with offsets) with
+ * each string's range. Read from the rule set's flat tree of a strict-JSON text, or from the
+ * (tolerant) tree the features share, so a config being typed still takes part.
  */
 import type { Range } from 'vscode-languageserver';
-import type { JsonNode } from '10xgraph/rules';
-import { Kind, LineIndex, NONE, type Tree } from '10xgraph/rules';
-import { featureTree, nodeAtPath } from './jsonPaths';
+import type { ConfigSummary, JsonNode, StringSpan, Tree } from '10xgraph/rules';
+import { configSummaryOf, configSummaryOfNode, LineIndex } from '10xgraph/rules';
+import { readConfigSummary } from '10xgraph/workspace';
 import type { Positions } from './positions';
 
 /** A JSON string value and where it lies. */
@@ -29,58 +30,50 @@ export interface ToolFacts {
   range: Range;
 }
 
-/** The facts of one config. */
+/** The facts of one config: the rule set's summary, and its ranges. */
 export interface ConfigFacts {
   agent?: StringSite;
   tools: ToolFacts[];
+  /** The summary the ranges were made from (offsets): what the project rules read. */
+  summary: ConfigSummary;
+  /** The position of an offset of the config's text (a function: left out when facts are compared as JSON). */
+  positionAt: Positions['positionAt'];
 }
 
-function stringSite(node: JsonNode | undefined, text: string, lines: Positions): StringSite | undefined {
-  if (node?.type !== 'string' || typeof node.value !== 'string') return undefined;
-  const start = node.offset;
-  const end = node.offset + node.length;
+function siteOf(span: StringSpan | undefined, lines: Positions): StringSite | undefined {
+  if (!span) return undefined;
+  const end = span.offset + span.length;
   return {
-    value: node.value,
-    range: { start: lines.positionAt(start), end: lines.positionAt(end) },
-    inner: { start: lines.positionAt(start + 1), end: lines.positionAt(end - 1) },
-    exact: text.slice(start + 1, end - 1) === node.value,
+    value: span.value,
+    range: { start: lines.positionAt(span.offset), end: lines.positionAt(end) },
+    inner: { start: lines.positionAt(span.offset + 1), end: lines.positionAt(end - 1) },
+    exact: span.exact,
   };
 }
 
-/** The facts of a config from its tree (the one the features of an open document share). */
+/** The ranges of a summary. */
+function factsOfSummary(summary: ConfigSummary, lines: Positions): ConfigFacts {
+  return {
+    agent: siteOf(summary.agent, lines),
+    tools: summary.tools.map((t) => ({
+      index: t.index,
+      name: siteOf(t.name, lines),
+      node: siteOf(t.node, lines),
+      range: { start: lines.positionAt(t.offset), end: lines.positionAt(t.offset + t.length) },
+    })),
+    summary,
+    positionAt: (offset) => lines.positionAt(offset),
+  };
+}
+
+/** The facts of a config from its tolerant tree (the one the features of an open document share). */
 export function configFactsOf(tree: JsonNode | undefined, text: string, lines: Positions): ConfigFacts {
-  if (tree?.type !== 'object') return { tools: [] };
-  const tools: ToolFacts[] = [];
-  const list = nodeAtPath(tree, ['remote_tools']);
-  if (list?.type === 'array') {
-    list.children?.forEach((tool, index) => {
-      if (tool.type !== 'object') return;
-      tools.push({
-        index,
-        name: stringSite(nodeAtPath(tool, ['name']), text, lines),
-        node: stringSite(nodeAtPath(tool, ['node']), text, lines),
-        range: { start: lines.positionAt(tool.offset), end: lines.positionAt(tool.offset + tool.length) },
-      });
-    });
-  }
-  return { agent: stringSite(nodeAtPath(tree, ['agent']), text, lines), tools };
+  return factsOfSummary(configSummaryOfNode(tree, text), lines);
 }
 
-/** The facts of a config's text read from disk. */
+/** The facts of a config's text read from disk (the runtime's `readConfigSummary`, the one `10xgraph audit --project` reads with). */
 export function readConfigFacts(text: string): ConfigFacts {
-  return configFactsOf(featureTree(text, undefined), text, new LineIndex(text));
-}
-
-function flatSite(tree: Tree, node: number, lines: Positions): StringSite | undefined {
-  if (node === NONE || tree.kind[node] !== Kind.String) return undefined;
-  const start = tree.start[node];
-  const end = tree.end[node];
-  return {
-    value: tree.string(node),
-    range: { start: lines.positionAt(start), end: lines.positionAt(end) },
-    inner: { start: lines.positionAt(start + 1), end: lines.positionAt(end - 1) },
-    exact: tree.escaped[node] === 0,
-  };
+  return factsOfSummary(readConfigSummary(text), new LineIndex(text));
 }
 
 /**
@@ -89,24 +82,5 @@ function flatSite(tree: Tree, node: number, lines: Positions): StringSite | unde
  * positions of the few tools it reports, not of all).
  */
 export function configFactsOfFlat(tree: Tree, lines: Positions, only?: (name: string) => boolean): ConfigFacts {
-  const root = tree.root;
-  if (tree.kind[root] !== Kind.Object) return { tools: [] };
-  const tools: ToolFacts[] = [];
-  const list = tree.get(root, 'remote_tools');
-  if (list !== NONE && tree.kind[list] === Kind.Array) {
-    tree.children(list).forEach((tool, index) => {
-      if (tree.kind[tool] !== Kind.Object) return;
-      if (only) {
-        const name = tree.get(tool, 'name');
-        if (name === NONE || tree.kind[name] !== Kind.String || !only(tree.string(name))) return;
-      }
-      tools.push({
-        index,
-        name: flatSite(tree, tree.get(tool, 'name'), lines),
-        node: flatSite(tree, tree.get(tool, 'node'), lines),
-        range: { start: lines.positionAt(tree.start[tool]), end: lines.positionAt(tree.end[tool]) },
-      });
-    });
-  }
-  return { agent: flatSite(tree, tree.get(root, 'agent'), lines), tools };
+  return factsOfSummary(configSummaryOf(tree, only)!, lines);
 }

@@ -4,30 +4,20 @@
  * answers in LSP terms; the server only wires it. A tool's name is one symbol across the
  * project: its declarations in every config and its `registerToolHandler` registrations.
  */
-import { access } from 'node:fs/promises';
-import { basename, dirname, extname, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Diagnostic, DiagnosticSeverity, type Location, type Position, type Range } from 'vscode-languageserver';
-import { splitAgentSpec } from '10xgraph/rules';
-import type { Fix, Graph, GraphNode } from '10xgraph/rules';
-import { byCloseness } from '10xgraph/rules';
-import { AGENT_EXTENSIONS } from '10xgraph/workspace';
+import { agentGraphOf, auditProjectConfig, auditProjectSource, PROJECT_RULES, readFromSourceNote } from '10xgraph/rules';
+import type { AgentGraph, Problem, ProjectFacts, ProjectRule, SourceNameFact } from '10xgraph/rules';
+import { resolveAgentFile } from '10xgraph/workspace';
 import type { ConfigFacts, StringSite, ToolFacts } from './configFacts';
-import type { DiagnosticData } from './diagnostics';
+import { type DiagnosticData, ruleDocsHref } from './diagnostics';
 import type { Positions } from './positions';
 import type { ProjectIndex } from './projectIndex';
 import type { HandlerSite, NodeSite, SourceFacts } from './sourceFacts';
 
-/** Where the project's diagnostics are explained. */
-const PROJECT_DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/README.md#the-project-config-agent-module-and-handlers';
-
 /** `source` of the project's diagnostics (the same as the rule set's, so code actions find their fixes). */
 const SOURCE = '10xgraph';
-
-/** The code of a remote tool no source registers a handler for. */
-export const HANDLER_MISSING = 'handler-missing';
-/** The code of a handler registered for a name no config declares. */
-export const HANDLER_UNDECLARED = 'handler-undeclared';
 
 /** One `registerToolHandler` call of the workspace. */
 export interface HandlerRef {
@@ -89,83 +79,42 @@ export function contains(range: Range, position: Position): boolean {
 
 // ---- the agent module -------------------------------------------------------------------
 
-/** The agent module a config names, read from its source. */
-export interface AgentSource {
-  /** The module's file. */
-  file: string;
+/** The agent module a config names, read from its source: the rule set's `AgentGraph` and the source's facts. */
+export interface AgentSource extends AgentGraph {
   facts: SourceFacts;
-  /** The graph read from the source, when every `addNode` there has a literal name and the file parses. */
-  graph?: Graph;
-  /** Why no graph was read from it (one sentence), when `graph` is undefined. */
-  reason?: string;
-  /** The reason is worth telling (a computed name or a syntax error), not merely a module that adds no node itself. */
-  tell?: boolean;
 }
 
-/**
- * The file `agent` names, relative to the config's folder, as the loader resolves it (the same
- * extensions in the same order); undefined when no such file exists or the spec is malformed.
- */
-export async function resolveAgentFile(configPath: string, spec: string): Promise<string | undefined> {
-  const parts = splitAgentSpec(spec);
-  if (!parts) return undefined;
-  const base = resolve(dirname(configPath), parts.module);
-  const candidates = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'].includes(extname(base)) ? [base] : AGENT_EXTENSIONS.map((ext) => base + ext);
-  for (const candidate of candidates) {
-    try {
-      await access(candidate);
-      return candidate;
-    } catch {
-      // Try the next extension, as the loader does.
-    }
-  }
-  return undefined;
-}
+export { resolveAgentFile };
 
-/** The graph an agent module's source describes, or why it describes none exactly. */
+/** The graph an agent module's source describes, or why it describes none exactly (the rule set's `agentGraphOf`). */
 export function agentSourceOf(file: string, facts: SourceFacts): AgentSource {
-  const name = basename(file);
-  if (facts.syntaxError) return { file, facts, tell: true, reason: `${name} does not parse (${facts.syntaxError}), so node names are not checked without a running server.` };
-  const computed = facts.nodes.find((n) => n.name === undefined);
-  if (computed)
-    return {
-      file,
-      facts,
-      tell: true,
-      reason: `${name} adds a node whose name is not a literal (line ${computed.range.start.line + 1}), so node names are not checked without a running server.`,
-    };
-  if (facts.nodes.length === 0) return { file, facts, reason: `${name} adds no node with addNode, so its nodes are not known.` };
-  const nodes: GraphNode[] = [];
-  const seen = new Set<string>();
-  for (const node of facts.nodes) {
-    if (seen.has(node.name!)) continue;
-    seen.add(node.name!);
-    nodes.push({ name: node.name!, kind: node.kind });
-  }
-  return { file, facts, graph: { origin: 'loaded', nodes, toolsKnown: false } };
+  return { ...agentGraphOf(file, { nodes: facts.nodes.map((n) => ({ name: n.name, kind: n.kind, line: n.range.start.line })), syntaxError: facts.syntaxError }), facts };
 }
 
-/** The sentence added to a graph rule's message when the graph was read from the agent module's source. */
-export function readFromSourceNote(file: string): string {
-  return ` (Judged on the graph read from ${basename(file)}; no server graph is in use.)`;
+export { readFromSourceNote };
+
+/** What the rule set's project rules know of the project, from the snapshot. */
+function projectFactsOf(snapshot: ProjectSnapshot): ProjectFacts {
+  return { complete: snapshot.complete, handled: snapshot.handlers, computedHandlers: snapshot.computed.length, declared: snapshot.declared };
 }
 
-/** The code of the note that the agent module's graph could not be read exactly. */
-export const GRAPH_NOT_READ = 'graph-not-read';
+/** A project problem of a config or a source as a diagnostic; `data` (the fixes and the version they apply to) when given. */
+function diagnosticOf(problem: Problem, positionAt: Positions['positionAt'], data?: DiagnosticData): Diagnostic {
+  return {
+    range: { start: positionAt(problem.offset), end: positionAt(problem.offset + problem.length) },
+    severity: problem.severity === 'error' ? DiagnosticSeverity.Error : problem.severity === 'warning' ? DiagnosticSeverity.Warning : DiagnosticSeverity.Information,
+    source: SOURCE,
+    code: problem.code,
+    codeDescription: { href: ruleDocsHref(problem.code) },
+    message: problem.message,
+    ...(data ? { data } : {}),
+  };
+}
 
-/** An information diagnostic on `agent` saying why node names are not checked (no server graph, module not exact). */
+/** An information diagnostic on `agent` saying why node names are not checked (no server graph, module not exact): `graph-not-read`. */
 export function graphNotReadDiagnostic(config: ConfigFacts, source: AgentSource | undefined): Diagnostic[] {
-  if (!config.agent || !source?.tell || !source.reason) return [];
-  return [
-    {
-      range: config.agent.range,
-      severity: DiagnosticSeverity.Information,
-      source: SOURCE,
-      code: GRAPH_NOT_READ,
-      codeDescription: { href: PROJECT_DOCS_URL },
-      message: source.reason,
-    },
-  ];
+  if (!source?.tell) return [];
+  return auditProjectConfig({ config: config.summary, project: NO_PROJECT, covered: false, agent: source }, only('graph-not-read')).map((p) => diagnosticOf(p, config.positionAt));
 }
 
 /** Where the agent module adds node `name`. */
@@ -173,64 +122,40 @@ export function nodeSitesNamed(source: AgentSource | undefined, name: string): N
   return source?.facts.nodes.filter((n) => n.name === name) ?? [];
 }
 
+/** The project rule of one code (the server asks each where its inputs are known). */
+function only(code: ProjectRule['code']): ProjectRule[] {
+  return PROJECT_RULES.filter((r) => r.code === code);
+}
+
+const NO_PROJECT: ProjectFacts = { complete: false, handled: new Set(), computedHandlers: 0, declared: new Set() };
+
 // ---- diagnostics ------------------------------------------------------------------------
 
 /**
  * Information diagnostics of a config: each remote tool that no source of the workspace
- * registers a handler for. Only judged when the config lies in an indexed folder, every source
- * was read, some source registers handlers (otherwise the client lives elsewhere) and none
- * registers one under a computed name (which could be any tool).
+ * registers a handler for (`handler-missing`, judged by the rule set).
  */
 export function missingHandlerDiagnostics(config: ConfigFacts, snapshot: ProjectSnapshot, covered: boolean): Diagnostic[] {
   if (!covered || !snapshot.complete || snapshot.computed.length > 0 || snapshot.handlers.size === 0) return [];
-  const diagnostics: Diagnostic[] = [];
-  for (const tool of config.tools) {
-    const name = tool.name;
-    if (!name || name.value.trim() === '' || snapshot.handlers.has(name.value)) continue;
-    diagnostics.push({
-      range: name.range,
-      severity: DiagnosticSeverity.Information,
-      source: SOURCE,
-      code: HANDLER_MISSING,
-      codeDescription: { href: PROJECT_DOCS_URL },
-      message: `No source in the workspace registers a handler for '${name.value}': when the model calls it, the client will answer "Tool '${name.value}' not found". Register one with client.registerToolHandler('${name.value}', …).`,
-    });
-  }
-  return diagnostics;
+  return auditProjectConfig({ config: config.summary, project: projectFactsOf(snapshot), covered }, only('handler-missing')).map((p) => diagnosticOf(p, config.positionAt));
 }
-
-const SAFE_NAME = /^[^'"`\\\n\r$]*$/;
 
 /**
  * Information diagnostics of a source: each handler registered under a literal name that no
- * config of the workspace declares, with the closest declared names as fixes.
+ * config of the workspace declares, with the closest declared names as fixes (`handler-undeclared`,
+ * judged by the rule set).
  */
 export function undeclaredHandlerDiagnostics(facts: SourceFacts, snapshot: ProjectSnapshot, lines: Positions, version: number | undefined): Diagnostic[] {
   // Nothing to compare with until every config was read, or when the workspace declares no tool.
   if (!snapshot.complete || snapshot.declared.size === 0) return [];
-  const names = [...snapshot.declared.keys()].filter((n) => SAFE_NAME.test(n));
-  const diagnostics: Diagnostic[] = [];
-  for (const site of facts.handlers) {
-    if (site.name === undefined || snapshot.declared.has(site.name)) continue;
-    const fixes: Fix[] = [];
-    if (site.inner && site.exact) {
-      const offset = lines.offsetAt(site.inner.start);
-      const length = lines.offsetAt(site.inner.end) - offset;
-      byCloseness(site.name, names)
-        .slice(0, 3)
-        .forEach((name, i) => fixes.push({ title: `Change to '${name}'`, edits: [{ offset, length, newText: name }], isPreferred: i === 0 }));
-    }
-    diagnostics.push({
-      range: site.range,
-      severity: DiagnosticSeverity.Information,
-      source: SOURCE,
-      code: HANDLER_UNDECLARED,
-      codeDescription: { href: PROJECT_DOCS_URL },
-      message: `No 10xgraph config of the workspace declares a remote tool named '${site.name}', so the server never hands this handler a call${fixes.length ? `; did you mean '${byCloseness(site.name, names)[0]}'?` : '.'}`,
-      data: { fixes, version } satisfies DiagnosticData,
-    });
-  }
-  return diagnostics;
+  const span = (range: Range) => {
+    const offset = lines.offsetAt(range.start);
+    return { offset, length: lines.offsetAt(range.end) - offset };
+  };
+  const handlers: SourceNameFact[] = facts.handlers.map((h) => ({ name: h.name, ...span(h.range), ...(h.inner ? { inner: span(h.inner) } : {}), exact: h.exact }));
+  return auditProjectSource({ handlers, project: projectFactsOf(snapshot) }, only('handler-undeclared')).map((p) =>
+    diagnosticOf(p, (offset) => lines.positionAt(offset), { fixes: p.fixes ?? [], version } satisfies DiagnosticData),
+  );
 }
 
 // ---- navigation -------------------------------------------------------------------------

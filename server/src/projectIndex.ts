@@ -1,42 +1,13 @@
 /**
- * The project index: the facts (`sourceFacts.ts`) of every JS/TS source of the workspace
- * folders, read from disk (never run) in the background and kept current from file events
- * (`workspace/didChangeWatchedFiles`) and the open documents. A keystroke in a config never
- * waits for it: the scan yields to the event loop after every file, and readers only look at
- * what is indexed so far (`complete` says whether that is everything).
- *
- * A file event gets the checks of the walk: a symbolic link is never followed (nor a folder
- * reached through one), only folders and regular files are read, within the same bounds, and
- * nothing below a folder the walk leaves out (`node_modules`, `.gitignore`, the exclude setting).
+ * The language server's project index: the runtime's one walk of the project (`ProjectIndex`
+ * of `10xgraph/workspace`, the one `10xgraph audit --project` uses, with the same bounds) holding
+ * each file's facts in LSP terms: a source's (`sourceFacts.ts`) or a config's (`configFacts.ts`).
  */
-import { lstat, readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join, relative, sep } from 'node:path';
-import { GitIgnore } from './gitignore';
-import { matchAny } from './glob';
+import { DEFAULT_INDEX_LIMITS, ProjectIndex as WorkspaceIndex, type IndexLimits, type IndexRoot, type ProjectIndexOptions } from '10xgraph/workspace';
 import { type ConfigFacts, readConfigFacts } from './configFacts';
-import { readRegularFile } from './regularFile';
-import { isSourcePath, readSourceFacts, type SourceFacts } from './sourceFacts';
+import { readSourceFacts, type SourceFacts } from './sourceFacts';
 
-/** Bounds of one index; a workspace beyond them is indexed in part, and says so. */
-export interface IndexLimits {
-  maxFiles: number;
-  /** Larger files are skipped (generated bundles, minified code). */
-  maxFileBytes: number;
-  maxTotalBytes: number;
-}
-
-/** The default bounds: enough for a large monorepo's own sources, not for its bundles. */
-export const DEFAULT_INDEX_LIMITS: IndexLimits = { maxFiles: 20_000, maxFileBytes: 512 * 1024, maxTotalBytes: 256 * 1024 * 1024 };
-
-// Folders no project keeps its own sources in, whatever .gitignore says.
-const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.hg', '.svn']);
-
-/** One workspace folder to index, the globs of its configs (`10xgraph.files`) and those it excludes (`10xgraph.project.exclude`). */
-export interface IndexRoot {
-  path: string;
-  files: string[];
-  exclude: string[];
-}
+export { DEFAULT_INDEX_LIMITS, type IndexLimits, type IndexRoot };
 
 /** What the index knows of one file: a source's facts or a config's. */
 export interface FileFacts {
@@ -49,349 +20,36 @@ export interface IndexedFile extends FileFacts {
   path: string;
 }
 
-interface Options {
-  limits?: IndexLimits;
-  log: (message: string) => void;
-  /** Facts changed (a file added, changed or removed, or a scan finished); called at most once per turn of the event loop. */
-  changed: () => void;
-  /** Resolves when the next file may be read: the server gives way to the editor first (default: next turn of the event loop). */
-  pause?: () => Promise<void>;
-}
-
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-// The walk gives the event loop a turn at least this often (ms), also between entries it does not read.
-const SLICE_MS = 10;
-
-/** The sources of the workspace folders and what each says about the project. */
-export class ProjectIndex {
-  private readonly files = new Map<string, FileFacts & { bytes: number }>();
-  /** Facts of open documents, which win over the disk. */
-  private readonly open = new Map<string, FileFacts>();
-  private readonly ignores = new Map<string, GitIgnore | null>();
-  private roots: IndexRoot[] = [];
-  private scan = 0;
-  private scanning: Promise<void> = Promise.resolve();
-  private totalBytes = 0;
-  private notifyScheduled = false;
-  /** The bounds of this index (an open document is read within `maxFileBytes` too). */
-  readonly limits: IndexLimits;
-  /** False while a scan runs. */
-  complete = true;
-  /** Why the index holds only part of the workspace (a bound was reached), or undefined. */
-  truncated: string | undefined;
-  /** Bumped when names change (what diagnostics depend on), so callers can cache by it. */
-  generation = 0;
-  /** Bumped on every change of the facts, positions included (what navigation depends on). */
-  revision = 0;
-
-  constructor(private readonly options: Options) {
-    this.limits = options.limits ?? DEFAULT_INDEX_LIMITS;
+/** The sources and configs of the workspace folders and what each says about the project. */
+export class ProjectIndex extends WorkspaceIndex<FileFacts> {
+  constructor(options: Omit<ProjectIndexOptions<FileFacts>, 'read' | 'names'>) {
+    super({ ...options, read: (path, text, kind) => (kind === 'source' ? { source: readSourceFacts(path, text) } : { config: readConfigFacts(text) }), names: namesOfFacts });
   }
 
-  /** Indexes `roots` afresh (in the background); resolves when that scan is done or superseded. */
-  setRoots(roots: IndexRoot[]): Promise<void> {
-    this.roots = roots;
-    const scan = ++this.scan;
-    this.complete = false;
-    this.scanning = this.run(scan);
-    return this.scanning;
-  }
-
-  /** Every indexed file (open documents with their current facts). */
-  *all(): Iterable<IndexedFile> {
-    for (const [path, file] of this.files) yield { path, ...(this.open.get(path) ?? file) };
-    for (const [path, facts] of this.open) if (!this.files.has(path) && this.rootOf(path)) yield { path, ...facts };
-  }
-
-  /** How many files the index holds. */
-  get size(): number {
-    return this.files.size;
-  }
-
-  /** The facts of one file: indexed or open, or read now when it lies outside the index (an agent module anywhere). */
+  /** The facts of one source: indexed or open, or read now when it lies outside the index (an agent module anywhere). */
   async sourceFactsOf(path: string): Promise<SourceFacts | undefined> {
-    const known = this.open.get(path)?.source ?? this.files.get(path)?.source;
-    if (known) return known;
-    try {
-      const info = await stat(path);
-      if (!info.isFile() || info.size > this.limits.maxFileBytes) return undefined;
-      return readSourceFacts(path, await readFile(path, 'utf8'));
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** The facts of an open document's text (they win over the disk until it closes). */
-  setOpen(path: string, facts: FileFacts, names?: string): void {
-    const before = this.open.get(path) ?? this.files.get(path);
-    // The caller may know the names key already (cheaper than reading it from the facts).
-    if (names !== undefined) namesCache.set(facts, names);
-    this.open.set(path, facts);
-    this.revision++;
-    // Typing moves positions at every keystroke; only a change of names is worth telling.
-    if (namesOf(before) !== namesOf(facts)) this.bump();
-  }
-
-  /** An open document closed: the disk is the truth again. */
-  closeOpen(path: string): void {
-    const before = this.open.get(path);
-    if (!this.open.delete(path)) return;
-    if (!sameFacts(before, this.files.get(path))) this.bump();
-  }
-
-  /** A watched file was created, changed or deleted. */
-  async fileEvent(path: string, deleted: boolean): Promise<void> {
-    const root = this.rootOf(path);
-    // The index holds nothing outside the workspace folders.
-    if (!root) return;
-    if (basename(path) === '.gitignore') {
-      this.ignores.clear();
-      await this.setRoots(this.roots);
-      return;
-    }
-    if (deleted) return this.forget(path);
-    let info;
-    try {
-      info = await lstat(path);
-    } catch {
-      return this.forget(path);
-    }
-    // What the walk would not have read is dropped (a file replaced by a link, moved below an ignored folder).
-    if (!(info.isFile() || info.isDirectory()) || !(await this.reaches(root, path, info.isDirectory()))) return this.forget(path);
-    if (info.isDirectory()) {
-      // A folder appeared (moved in, checked out): index what it holds.
-      await this.walk(root, path, this.scan, false);
-      this.bump();
-      return;
-    }
-    if (!this.isWanted(root, path)) return;
-    if (!this.files.has(path)) {
-      const bound = this.boundReached();
-      if (bound) {
-        this.truncated = bound;
-        this.bump();
-        return;
-      }
-    }
-    await this.indexFile(path);
-  }
-
-  /** Whether `path` lies in a folder the index reads. */
-  covers(path: string): boolean {
-    return this.rootOf(path) !== undefined;
-  }
-
-  /**
-   * Whether `path` belongs to the project, as the walk sees it: in a workspace folder, not below a
-   * link, `node_modules` or a folder `.gitignore` or the exclude setting leaves out, nor left out itself.
-   * What the server changes in the workspace (a rename's edits) stays within it.
-   */
-  async includes(path: string): Promise<boolean> {
-    const root = this.rootOf(path);
-    return root !== undefined && (await this.reaches(root, path, false));
-  }
-
-  /** Drops what is known of `path` (a file, or a folder and what it held). */
-  private forget(path: string): void {
-    let removed = false;
-    for (const known of [...this.files.keys()]) {
-      if (known === path || known.startsWith(path + sep)) {
-        this.totalBytes -= this.files.get(known)!.bytes;
-        this.files.delete(known);
-        removed = true;
-      }
-    }
-    if (removed) this.bump();
-  }
-
-  /**
-   * Whether the walk reaches `path` below `root`: every folder on the way is a real folder (a
-   * link is never entered) that is not left out, and `path` itself is not. A folder that does not
-   * exist (an unsaved document's) holds no link.
-   */
-  private async reaches(root: IndexRoot, path: string, isFolder: boolean): Promise<boolean> {
-    // The folder itself: its own .gitignore speaks of what it holds, not of it.
-    if (path === root.path) return true;
-    const parts = relative(root.path, path).split(sep);
-    let dir = root.path;
-    for (const part of parts.slice(0, -1)) {
-      dir = join(dir, part);
-      const info = await lstat(dir).catch(() => undefined);
-      if ((info && !info.isDirectory()) || (await this.isIgnored(root, dir, true))) return false;
-    }
-    return !(await this.isIgnored(root, path, isFolder));
-  }
-
-  /** Why no further file may join the index, or undefined while it is within its bounds. */
-  private boundReached(): string | undefined {
-    if (this.files.size >= this.limits.maxFiles) return `stopped at ${this.limits.maxFiles} files`;
-    if (this.totalBytes >= this.limits.maxTotalBytes) return `stopped at ${Math.round(this.limits.maxTotalBytes / (1024 * 1024))} MB of sources`;
-    return undefined;
-  }
-
-  private rootOf(path: string): IndexRoot | undefined {
-    return this.roots.find((r) => path === r.path || path.startsWith(r.path + sep));
-  }
-
-  private isConfig(root: IndexRoot, path: string): boolean {
-    const fromRoot = relative(root.path, path).split(sep).join('/');
-    return matchAny(root.files, [fromRoot, path.split(sep).join('/')]);
-  }
-
-  private isWanted(root: IndexRoot, path: string): boolean {
-    return isSourcePath(path) || this.isConfig(root, path);
-  }
-
-  private bump(): void {
-    this.generation++;
-    this.revision++;
-    if (this.notifyScheduled) return;
-    this.notifyScheduled = true;
-    setImmediate(() => {
-      this.notifyScheduled = false;
-      this.options.changed();
-    });
-  }
-
-  private async run(scan: number): Promise<void> {
-    await this.scanning.catch(() => undefined);
-    if (scan !== this.scan) return;
-    const started = Date.now();
-    this.files.clear();
-    this.totalBytes = 0;
-    this.truncated = undefined;
-    try {
-      for (const root of this.roots) {
-        if (scan !== this.scan) return;
-        await this.walk(root, root.path, scan, true);
-      }
-    } catch (error) {
-      this.options.log(`10xgraph: the project index stopped (${error instanceof Error ? error.message : String(error)}).`);
-    }
-    if (scan !== this.scan) return;
-    this.complete = true;
-    this.options.log(`10xgraph: indexed ${this.files.size} source files in ${Date.now() - started} ms${this.truncated ? ` (${this.truncated})` : ''}.`);
-    this.bump();
-  }
-
-  /** Indexes the sources below `folder` (breadth first), yielding to the event loop after each file. */
-  private async walk(root: IndexRoot, folder: string, scan: number, scanning: boolean): Promise<void> {
-    const queue = [folder];
-    let slice = Date.now();
-    while (queue.length > 0) {
-      if (scan !== this.scan) return;
-      const dir = queue.shift()!;
-      let entries;
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch {
-        continue;
-      }
-      await this.loadIgnore(dir);
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const entry of entries) {
-        if (Date.now() - slice >= SLICE_MS) {
-          await yieldToEventLoop();
-          slice = Date.now();
-        }
-        if (scan !== this.scan) return;
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) {
-          if (!SKIPPED_FOLDERS.has(entry.name) && !(await this.isIgnored(root, path, true))) queue.push(path);
-          continue;
-        }
-        if (!entry.isFile() || !this.isWanted(root, path) || (await this.isIgnored(root, path, false))) continue;
-        if (this.files.size >= this.limits.maxFiles) {
-          this.truncated = `stopped at ${this.limits.maxFiles} files`;
-          return;
-        }
-        await this.indexFile(path, !scanning);
-        if (this.totalBytes >= this.limits.maxTotalBytes) {
-          this.truncated = `stopped at ${Math.round(this.limits.maxTotalBytes / (1024 * 1024))} MB of sources`;
-          return;
-        }
-        await (this.options.pause ?? yieldToEventLoop)();
-        slice = Date.now();
-      }
-    }
-  }
-
-  private async indexFile(path: string, notify = true): Promise<void> {
-    // Larger than the bound, not a regular file (a FIFO would block the read forever), a link, or vanished (its delete event follows).
-    const read = await readRegularFile(path, this.limits.maxFileBytes);
-    if ('skipped' in read) {
-      if (this.files.has(path)) this.forget(path);
-      return;
-    }
-    const facts: FileFacts = isSourcePath(path) ? { source: readSourceFacts(path, read.text) } : { config: readConfigFacts(read.text) };
-    const before = this.files.get(path);
-    this.files.set(path, { ...facts, bytes: read.bytes });
-    this.totalBytes += read.bytes - (before?.bytes ?? 0);
-    if (notify && !this.open.has(path) && !sameFacts(before && { source: before.source, config: before.config }, facts)) this.bump();
-  }
-
-  private async loadIgnore(dir: string): Promise<GitIgnore | null> {
-    let ignore = this.ignores.get(dir);
-    if (ignore !== undefined) return ignore;
-    const file = join(dir, '.gitignore');
-    const read = await readRegularFile(file, this.limits.maxFileBytes);
-    ignore = null;
-    if ('text' in read) {
-      ignore = new GitIgnore(read.text);
-      for (const problem of ignore.problems) this.options.log(`10xgraph: line ${problem.line} of ${file} is not used: ${problem.reason}.`);
-    } else if (!read.missing) {
-      this.options.log(`10xgraph: ${file} is not read: ${read.skipped}.`);
-    }
-    this.ignores.set(dir, ignore);
-    return ignore;
-  }
-
-  /** Whether `path` is excluded by the setting or by a `.gitignore` of its folder or any folder above, up to the root. */
-  private async isIgnored(root: IndexRoot, path: string, isFolder: boolean): Promise<boolean> {
-    const fromRoot = relative(root.path, path).split(sep).join('/');
-    if (root.exclude.length > 0 && matchAny(root.exclude, [fromRoot, fromRoot + (isFolder ? '/' : '')])) return true;
-    const parts = fromRoot.split('/');
-    if (parts.some((p) => SKIPPED_FOLDERS.has(p))) return true;
-    let verdict = false;
-    let dir = root.path;
-    for (let i = 0; i < parts.length; i++) {
-      const ignore = await this.loadIgnore(dir);
-      const said = ignore?.verdict(parts.slice(i).join('/'), isFolder);
-      if (said !== undefined) verdict = said;
-      dir = join(dir, parts[i]);
-    }
-    return verdict;
+    return (await this.factsOf(path))?.source;
   }
 }
 
-/** The names key of a config's agent and tools (`node`, `name`), as `namesOf` spells it for its facts. */
+/**
+ * The one layout of a names key: what a file's facts say that the project's diagnostics depend
+ * on (handler names, nodes and their kinds, whether the source parses; `agent`, each tool's
+ * `name` and `node`), positions left out.
+ */
+function namesKey(source: SourceFacts | undefined, agent: string | undefined, tools: ReadonlyArray<readonly [string | undefined, string | undefined]> | undefined): string {
+  return JSON.stringify([source?.handlers.map((h) => h.name ?? null), source?.nodes.map((n) => [n.name ?? null, n.kind]), source?.syntaxError !== undefined, agent, tools]);
+}
+
+/** The names key of a config's agent and tools (`name`, `node`), as the index spells it for the config's facts. */
 export function configNamesKey(agent: string | undefined, tools: ReadonlyArray<readonly [string | undefined, string | undefined]>): string {
-  return JSON.stringify([undefined, undefined, false, agent, tools]);
+  return namesKey(undefined, agent, tools);
 }
 
-/** The names a file's facts hold: what the project's diagnostics depend on. */
-function namesOf(facts: FileFacts | undefined): string {
-  if (!facts) return '';
-  let key = namesCache.get(facts);
-  if (key === undefined) namesCache.set(facts, (key = computeNames(facts)));
-  return key;
-}
-
-const namesCache = new WeakMap<FileFacts, string>();
-
-function computeNames(facts: FileFacts): string {
-  const source = facts.source;
-  const config = facts.config;
-  return JSON.stringify([
-    source?.handlers.map((h) => h.name ?? null),
-    source?.nodes.map((n) => [n.name ?? null, n.kind]),
-    source?.syntaxError !== undefined,
-    config?.agent?.value,
-    config?.tools.map((t) => [t.name?.value, t.node?.value] as const),
-  ]);
-}
-
-function sameFacts(a: FileFacts | undefined, b: FileFacts | undefined): boolean {
-  return JSON.stringify(a?.source ?? null) === JSON.stringify(b?.source ?? null) && JSON.stringify(a?.config ?? null) === JSON.stringify(b?.config ?? null);
+function namesOfFacts(facts: FileFacts): string {
+  return namesKey(
+    facts.source,
+    facts.config?.agent?.value,
+    facts.config?.tools.map((t) => [t.name?.value, t.node?.value] as const),
+  );
 }

@@ -27,7 +27,7 @@ import {
   type WorkspaceEdit,
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { analyzeConfig } from '10xgraph/rules';
+import { toolNameProblem } from '10xgraph/rules';
 import type { ConfigFacts } from './configFacts';
 import { positionsOf, type Positions } from './positions';
 import {
@@ -48,7 +48,7 @@ import {
   undeclaredHandlerDiagnostics,
 } from './project';
 import { type IndexLimits, ProjectIndex, type IndexRoot } from './projectIndex';
-import { formatBytes } from './regularFile';
+import { formatBytes } from '10xgraph/workspace';
 import { isSourcePath, readSourceFacts, SOURCE_EXTENSIONS, type SourceFacts } from './sourceFacts';
 
 /** What the service needs of the server around it. */
@@ -85,12 +85,6 @@ function pathOf(uri: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A tool name a model API accepts, asked of the rule set (`invalid-tool-name`) on a one-tool config. */
-function toolNameProblem(name: string): string | undefined {
-  const probe = JSON.stringify({ agent: 'graph:app', remote_tools: [{ node: 'TOOL', name, description: 'A tool.', parameters: { type: 'object' } }] });
-  return analyzeConfig(probe).problems.find((p) => p.code === 'invalid-tool-name' || p.code === 'blank-field')?.message;
 }
 
 /** The project features of one server. */

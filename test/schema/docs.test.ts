@@ -3,12 +3,30 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { RULES, applySafeFixes, auditConfig, ruleDocsAnchor, type AuditOptions, type Fix, type ProblemCode } from '../../runtime/src/rules/index';
+import {
+  RULES,
+  agentGraphOf,
+  analyzeConfig,
+  applySafeFixes,
+  auditConfig,
+  auditProjectConfig,
+  auditProjectSource,
+  configSummaryOf,
+  ruleDocsAnchor,
+  type AuditOptions,
+  type Fix,
+  type Problem,
+  type ProblemCode,
+} from '../../runtime/src/rules/index';
+import { analyzeSource } from '../../runtime/src/workspace/sourceAnalysis';
 import { RULES_DOC_PATH, exampleFiles, exampleGraph, readDocSections, serverStartedWithExample, type DocExample, type DocSection } from './docsExamples';
 
 const CODES = Object.keys(RULES) as ProblemCode[];
 /** Codes no file is meant to produce: documented, without examples. */
 const WITHOUT_EXAMPLES = new Set<ProblemCode>(['internal-error']);
+
+/** The project rules: their examples are judged with the project's one source, the `ts` block after each config. */
+const PROJECT_CODES = new Set<ProblemCode>(['handler-missing', 'handler-undeclared', 'graph-not-read']);
 
 const sections = readDocSections();
 const ruleSections = new Map(sections.filter((s) => s.heading in RULES).map((s) => [s.heading as ProblemCode, s]));
@@ -16,6 +34,41 @@ const ruleSections = new Map(sections.filter((s) => s.heading in RULES).map((s) 
 /** How an example is judged: against the example graph, in the example folder. */
 function optionsOf(code: ProblemCode, example: DocExample): AuditOptions {
   return { graph: exampleGraph(example.text, serverStartedWithExample(code, example)), files: exampleFiles() };
+}
+
+/** The `ts` block that follows an example of a project rule's section. */
+function projectSourceOf(section: DocSection, example: DocExample): string {
+  const lines = readFileSync(RULES_DOC_PATH, 'utf8').split(/\r?\n/);
+  let i = example.line - 1;
+  while (i < lines.length && lines[i] !== '```') i++;
+  i++;
+  while (i < lines.length && lines[i].trim() === '') i++;
+  assert.equal(lines[i], '```ts', `docs/rules.md:${i + 1}: the config of ${section.heading} is not followed by a \`\`\`ts block`);
+  const end = lines.indexOf('```', i + 1);
+  return lines.slice(i + 1, end).join('\n') + '\n';
+}
+
+/**
+ * Every problem of an example: of a project rule's example, judged as the editor judges it
+ * without a server (the graph read from the source, the project rules over the config and the source).
+ */
+function problemsOf(code: ProblemCode, section: DocSection, example: DocExample): Problem[] {
+  if (!PROJECT_CODES.has(code)) return auditConfig(example.text, optionsOf(code, example));
+  const source = analyzeSource(projectSourceOf(section, example));
+  const agent = agentGraphOf('graph.ts', source);
+  const analysis = analyzeConfig(example.text, { files: exampleFiles(), ...(agent.graph ? { graph: agent.graph } : {}) });
+  const summary = configSummaryOf(analysis)!;
+  const project = {
+    complete: true,
+    handled: new Set(source.handlers.flatMap((h) => (h.name === undefined ? [] : [h.name]))),
+    computedHandlers: source.handlers.filter((h) => h.name === undefined).length,
+    declared: new Set(summary.tools.flatMap((t) => (t.name ? [t.name.value] : []))),
+  };
+  return [
+    ...analysis.problems,
+    ...auditProjectConfig({ config: summary, project, covered: true, ...(agent.graph ? {} : { agent }) }),
+    ...auditProjectSource({ handlers: source.handlers, project }),
+  ];
 }
 
 function sectionOf(code: ProblemCode): DocSection {
@@ -69,7 +122,7 @@ describe('docs/rules.md', () => {
       test(`each wrong example yields ${code}, and any other code it yields is named in the section`, () => {
         const section = sectionOf(code);
         for (const example of section.examples.filter((e) => e.kind === 'wrong')) {
-          const problems = auditConfig(example.text, optionsOf(code, example));
+          const problems = problemsOf(code, section, example);
           const mine = problems.filter((p) => p.code === code);
           assert.ok(mine.length > 0, `docs/rules.md:${example.line} (${example.label}) yields ${JSON.stringify(problems.map((p) => p.code))}, not ${code}`);
           for (const p of mine) assert.equal(p.severity, RULES[code].severity);
@@ -82,7 +135,7 @@ describe('docs/rules.md', () => {
 
       test('each fixed example has no problem at all', () => {
         for (const example of sectionOf(code).examples.filter((e) => e.kind === 'fixed')) {
-          const problems = auditConfig(example.text, optionsOf(code, example));
+          const problems = problemsOf(code, sectionOf(code), example);
           assert.deepEqual(
             problems.map((p) => `${p.code}: ${p.message}`),
             [],
@@ -95,7 +148,7 @@ describe('docs/rules.md', () => {
         const section = sectionOf(code);
         const offered = new Map<string, Fix>();
         for (const example of section.examples.filter((e) => e.kind === 'wrong')) {
-          const problems = auditConfig(example.text, optionsOf(code, example));
+          const problems = problemsOf(code, section, example);
           for (const p of problems.filter((x) => x.code === code)) for (const fix of p.fixes ?? []) offered.set(fix.title, fix);
         }
         assert.deepEqual(section.fixes.map((f) => f.title).sort(), [...offered.keys()].sort(), 'the "- `title`" lines of the section against the fixes the rule set offers');
@@ -114,6 +167,8 @@ describe('docs/rules.md', () => {
 
       test('a wrong example offered a safe fix loses its problem under 10xgraph audit --fix', () => {
         for (const example of sectionOf(code).examples.filter((e) => e.kind === 'wrong')) {
+          // The project rules' fixes edit a source, which --fix never writes.
+          if (PROJECT_CODES.has(code)) continue;
           const options = optionsOf(code, example);
           const problems = auditConfig(example.text, options).filter((p) => p.code === code);
           if (problems.length === 0 || !problems.every((p) => p.fixes?.some((f) => f.safe))) continue;

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { Loader, Plugin } from 'esbuild';
 import { AgentCompileCache, type CompiledAgent, type ExternalPackage } from './compileCache';
 import { consultedConfigs, recordResolutions, type FolderListing } from './compileInputs';
-import { AGENT_EXTENSIONS } from '../workspace/agentCandidates';
+import { AGENT_EXTENSIONS, AGENT_FILE_EXTENSIONS } from '../workspace/sourceAnalysis';
 import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
 import { GraphError } from '../graph/errors';
 import { isStateGraph } from '../graph/stateGraph';
@@ -31,7 +31,7 @@ export class AgentLoadError extends GraphError {
 
 export { AGENT_EXTENSIONS };
 const COMPILED = new Set(['.ts', '.mts', '.cts']);
-const LOADABLE = new Set([...COMPILED, '.js', '.mjs', '.cjs']);
+const LOADABLE: ReadonlySet<string> = new Set(AGENT_FILE_EXTENSIONS);
 
 /** Splits `module:export` at its last colon: the rule set's own split, so `agent-invalid` and the loader agree. */
 export { splitAgentSpec as parseAgentSpec };

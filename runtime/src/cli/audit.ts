@@ -1,6 +1,7 @@
 /**
  * `10xgraph audit [FILE | -] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]`:
- * the rule set run over one file and printed. Exit 0 when no error, 1 when errors, 2 when it
+ * the rule set run over one file and printed; with `--project [DIR]`, over every config of a
+ * project and its JS/TS sources together (./auditProject.ts). Exit 0 when no error, 1 when errors, 2 when it
  * could not run. Every line of text output has its control characters escaped (names come from
  * the file); JSON and SARIF carry the exact text.
  */
@@ -18,6 +19,7 @@ import { escapeControl } from '../text/escapeControl';
 const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
 
 const HELP = `usage: 10xgraph audit [FILE | -] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]
+       10xgraph audit --project [DIR] [--graph-url URL | --no-graph] [--format text|json|sarif]
 
 Checks FILE (default ./10xgraph.json, or ./agentflow.json when only that exists; - reads standard input) with the rule set the server
 runs at start-up.
@@ -33,6 +35,10 @@ running server).
                     TENXGRAPH_TOKEN is sent as a bearer token; no module is run
   --no-graph        run no code and skip the rules that need the graph
   --format FORMAT   text (default), json or sarif
+  --project         check every 10xgraph.json of the project in DIR (default .) and its JS/TS
+                    sources together, as the editor does: handlers without a tool, tools
+                    without a handler; nothing is run (node names are judged on the graph read
+                    from the agent module's source); node_modules and .gitignore are left out
   --fix             apply every safe quick fix to FILE (its mode, owner and links kept),
                     then report what is left; refused when FILE changes meanwhile
   --timeout-ms N    time allowed for --graph-url (default 2000)
@@ -46,10 +52,11 @@ interface AuditArgs {
   format: 'text' | 'json' | 'sarif';
   fix: boolean;
   timeoutMs: number;
+  project: boolean;
 }
 
 function parseArgs(argv: string[]): AuditArgs | 'help' {
-  const args: AuditArgs = { file: '', noGraph: false, format: 'text', fix: false, timeoutMs: 2000 };
+  const args: AuditArgs = { file: '', noGraph: false, format: 'text', fix: false, timeoutMs: 2000, project: false };
   let fileSeen = false;
   for (const { flag, value } of readArgs(argv)) {
     switch (flag) {
@@ -64,6 +71,9 @@ function parseArgs(argv: string[]): AuditArgs | 'help' {
         break;
       case '--fix':
         args.fix = true;
+        break;
+      case '--project':
+        args.project = true;
         break;
       case '--format': {
         const format = value();
@@ -85,6 +95,7 @@ function parseArgs(argv: string[]): AuditArgs | 'help' {
     }
   }
   if (args.graphUrl !== undefined && args.noGraph) throw new UsageError('--graph-url and --no-graph cannot be used together.');
+  if (args.project && (args.fix || args.file === '-')) throw new UsageError('--project reads the project from disk: it takes a folder, and no --fix.');
   if (args.fix && args.file === '-') throw new UsageError('--fix cannot write to standard input: give the path of the file to fix.');
   return args;
 }
@@ -101,6 +112,10 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   if (args === 'help') {
     out.write(HELP + '\n');
     return 0;
+  }
+  if (args.project) {
+    const { runProjectAudit } = await import('./auditProject');
+    return runProjectAudit({ dir: args.file, graphUrl: args.graphUrl, noGraph: args.noGraph, format: args.format, timeoutMs: args.timeoutMs }, out, err);
   }
   // `-` is standard input: the agent module is looked for in the working folder, as for a
   // ./10xgraph.json, and there is no file for --fix to write.

@@ -1,4 +1,5 @@
-import type { ProblemCode, Severity } from './types';
+/** How bad a problem is: errors stop the server, warnings are logged, information is editor-only. */
+export type Severity = 'error' | 'warning' | 'information';
 
 /** What the documentation, hover and SARIF say of a rule. */
 export interface RuleInfo {
@@ -7,8 +8,12 @@ export interface RuleInfo {
   title: string;
 }
 
-/** Every rule code with its severity and title (docs/spec.md §2). */
-export const RULES: Readonly<Record<ProblemCode, RuleInfo>> = {
+/**
+ * Every rule code with its severity and title (docs/spec.md §2), in the order problems at one
+ * place are listed: the single list of codes. `ProblemCode` is derived from its keys, so a code
+ * exists exactly when it has an entry here.
+ */
+export const RULES = {
   'invalid-json': { severity: 'error', title: 'The file is not strict JSON (syntax error, comment, trailing comma).' },
   'root-not-object': { severity: 'error', title: 'The root of the file is not an object.' },
   'agent-missing': { severity: 'error', title: 'The file has no `agent`.' },
@@ -55,8 +60,14 @@ export const RULES: Readonly<Record<ProblemCode, RuleInfo>> = {
   'agent-not-importable': { severity: 'information', title: '`agent` is a path the Python server cannot import (it takes `module.path:attribute`).' },
   'untrimmed-field': { severity: 'information', title: '`node`, `name` or `description` has white space around it, which the server trims.' },
   'raw-typescript-keyword': { severity: 'warning', title: 'A schema in `parameters` uses `tsType` or `tsEnumNames`, which `10xgraph types` refuses.' },
+  'handler-missing': { severity: 'information', title: 'No source of the project registers a handler for a remote tool (`registerToolHandler`).' },
+  'handler-undeclared': { severity: 'information', title: 'A source registers a handler for a name no config of the project declares as a remote tool.' },
+  'graph-not-read': { severity: 'information', title: 'The graph of the agent module cannot be read exactly from its source, so node names are not checked without a server.' },
   'internal-error': { severity: 'error', title: 'A rule failed while checking the file (a bug in the rule set).' },
-};
+} as const satisfies Readonly<Record<string, RuleInfo>>;
+
+/** Every code the rule set can report (docs/spec.md §2), plus `internal-error` for a rule that threw: the keys of `RULES`. */
+export type ProblemCode = keyof typeof RULES;
 
 /** The anchor of a rule's section in `docs/rules.md`. */
 export function ruleDocsAnchor(code: ProblemCode): string {

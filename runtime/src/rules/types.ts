@@ -1,3 +1,4 @@
+import type { ProblemCode, Severity } from './catalog';
 import type { Tree } from './tree';
 
 /**
@@ -5,55 +6,7 @@ import type { Tree } from './tree';
  * (as JavaScript strings and LSP do); only front ends turn them into lines and columns.
  */
 
-/** How bad a problem is: errors stop the server, warnings are logged, information is editor-only. */
-export type Severity = 'error' | 'warning' | 'information';
-
-/** Every code the rule set can report (docs/spec.md §2), plus `internal-error` for a rule that threw. */
-export type ProblemCode =
-  | 'invalid-json'
-  | 'root-not-object'
-  | 'agent-missing'
-  | 'agent-invalid'
-  | 'remote-tools-not-list'
-  | 'tool-not-object'
-  | 'unknown-field'
-  | 'missing-field'
-  | 'not-a-string'
-  | 'blank-field'
-  | 'duplicate-name'
-  | 'parameters-not-object'
-  | 'parameters-type-not-object'
-  | 'properties-not-object'
-  | 'required-not-string-list'
-  | 'node-not-found'
-  | 'node-not-tool-node'
-  | 'name-conflicts-with-server-tool'
-  | 'duplicate-key'
-  | 'required-not-in-properties'
-  | 'invalid-tool-name'
-  | 'invalid-property-schema'
-  | 'vague-description'
-  | 'tool-not-attached'
-  | 'setting-wrong-type'
-  | 'setting-out-of-range'
-  | 'setting-unknown-value'
-  | 'invalid-import-path'
-  | 'invalid-network'
-  | 'auth-invalid'
-  | 'setting-invalid'
-  | 'unknown-key'
-  | 'env-var-not-set'
-  | 'env-file-missing'
-  | 'module-not-found'
-  | 'setting-not-applied'
-  | 'rate-limit-per-process'
-  | 'rate-limit-backend-unbound'
-  | 'rbac-no-roles'
-  | 'nothing-traced'
-  | 'agent-not-importable'
-  | 'untrimmed-field'
-  | 'raw-typescript-keyword'
-  | 'internal-error';
+export type { ProblemCode, Severity } from './catalog';
 
 /** Replace `length` code units at `offset` with `newText`. Offsets refer to the original text. */
 export interface TextEdit {

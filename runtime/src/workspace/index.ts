@@ -1,11 +1,20 @@
 /**
  * The agent modules of a user's workspace (`10xgraph/workspace`): the candidates next to a
  * `10xgraph.json` and what each exports, found the same way by audit and the language server;
- * and the check both make before they believe a file their caches read back.
+ * the one reader of JS/TS sources both use; and the check both make before they believe a file
+ * their caches read back.
  */
-export { AGENT_EXTENSIONS, agentSpecs, findAgentCandidates, readAgentModules } from './agentCandidates';
+export { agentSpecs, findAgentCandidates, readAgentModules } from './agentCandidates';
 export type { AgentModule } from './agentCandidates';
+export { AGENT_EXTENSIONS, AGENT_FILE_EXTENSIONS, SOURCE_EXTENSIONS, analyzeSource, isSourcePath } from './sourceAnalysis';
+export type { SourceAnalysis, SourceName, SourceNode } from './sourceAnalysis';
 export { checkOwnership } from './ownership';
 export type { Ownership } from './ownership';
 export { dotenvValues, envNamesOf, parseDotenv } from './dotenv';
 export type { DotenvBinding } from './dotenv';
+export { GitIgnore, MAX_PATTERNS, type IgnoreProblem } from './gitignore';
+export { GlobError, MAX_GLOBS, globProblem, matchAny, matchGlob } from './glob';
+export { formatBytes, readRegularFile, type FileRead } from './regularFile';
+export { DEFAULT_INDEX_LIMITS, ProjectIndex, type IndexLimits, type IndexRoot, type IndexedFile, type ProjectIndexOptions } from './projectIndex';
+export { resolveAgentFile } from './agentFile';
+export { readConfigSummary, tolerantTree } from './configSummary';

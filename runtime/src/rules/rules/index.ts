@@ -1,4 +1,5 @@
 import type { Rule } from '../context';
+import type { ProjectRule } from '../project';
 import { rootNotObject } from './root-not-object';
 import { agentMissing } from './agent-missing';
 import { agentInvalid } from './agent-invalid';
@@ -41,6 +42,9 @@ import { nothingTraced } from './nothing-traced';
 import { agentNotImportable } from './agent-not-importable';
 import { untrimmedField } from './untrimmed-field';
 import { rawTypescriptKeyword } from './raw-typescript-keyword';
+import { handlerMissing } from './handler-missing';
+import { handlerUndeclared } from './handler-undeclared';
+import { graphNotRead } from './graph-not-read';
 
 /** Every rule run on a parsed text (`invalid-json` is judged by the parse itself). */
 export const ALL_RULES: readonly Rule[] = [
@@ -87,3 +91,6 @@ export const ALL_RULES: readonly Rule[] = [
   untrimmedField,
   rawTypescriptKeyword,
 ];
+
+/** Every rule run on the project's facts, beside a config or a source (`auditProjectConfig`, `auditProjectSource`). */
+export const PROJECT_RULES: readonly ProjectRule[] = [handlerMissing, handlerUndeclared, graphNotRead];

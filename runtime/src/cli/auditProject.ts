@@ -1,0 +1,243 @@
+/**
+ * `10xgraph audit --project [DIR]`: every config of the project in DIR checked by the rule set,
+ * and the project rules (`handler-missing`, `handler-undeclared`, `graph-not-read`) run over the
+ * configs and the JS/TS sources together, as the editor runs them. The project is read through
+ * the language server's own walk (`ProjectIndex`: regular files only, no link followed,
+ * `node_modules` and `.gitignore` left out, the same size bounds), and nothing is run: without
+ * `--graph-url`, node names are judged on the graph read from the agent module's source, as the
+ * editor does without a server. Problems carry the ranges the editor shows.
+ */
+import { dirname, relative, resolve } from 'node:path';
+import {
+  agentGraphOf,
+  analyzeConfig,
+  auditProjectConfig,
+  auditProjectSource,
+  configSummaryOf,
+  LineIndex,
+  readFromSourceNote,
+  RULES,
+  ruleDocsAnchor,
+  RULESET_VERSION,
+  type AgentGraph,
+  type Graph,
+  type Problem,
+  type ProblemCode,
+  type ProjectFacts,
+} from '../rules/index';
+import { findAgentCandidates } from '../workspace/agentCandidates';
+import { resolveAgentFile } from '../workspace/agentFile';
+import { displayPath } from '../workspace/configFile';
+import { CONFIG_FILE, configFilesOf, LEGACY_CONFIG_FILE } from '../workspace/configFiles';
+import { readConfigSummary } from '../workspace/configSummary';
+import { ProjectIndex } from '../workspace/projectIndex';
+import { analyzeSource, isSourcePath, type SourceAnalysis } from '../workspace/sourceAnalysis';
+import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
+import { escapeControl } from '../text/escapeControl';
+
+const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
+
+/** The configs of a project, as the editor's `10xgraph.files` default finds them. */
+const CONFIG_GLOBS = [`**/${CONFIG_FILE}`, `**/${LEGACY_CONFIG_FILE}`];
+
+/** What `audit --project` is asked. */
+export interface ProjectAuditArgs {
+  /** The project's folder (default: the working folder). */
+  dir: string;
+  graphUrl?: string;
+  noGraph: boolean;
+  format: 'text' | 'json' | 'sarif';
+  timeoutMs: number;
+}
+
+/** One file of the project and the problems found in it. */
+export interface ProjectFileReport {
+  path: string;
+  text: string;
+  problems: Problem[];
+}
+
+interface FileFacts {
+  text: string;
+  source?: SourceAnalysis;
+}
+
+/**
+ * The problems of a project: each config (the rule set, then the project rules) and each source
+ * (the project rules), files in path order. Reads and runs nothing beyond the project's files and,
+ * with `graph`, nothing of the agent module either.
+ */
+export async function auditProject(dir: string, options: { graph?: Graph; noGraph?: boolean } = {}): Promise<{ files: ProjectFileReport[]; note?: string }> {
+  const root = resolve(dir);
+  const index = new ProjectIndex<FileFacts>({
+    read: (_path, text, kind) => (kind === 'source' ? { text, source: analyzeSource(text) } : { text }),
+    names: () => '',
+    log: () => undefined,
+    changed: () => undefined,
+    pause: () => Promise.resolve(),
+  });
+  await index.setRoots([{ path: root, files: CONFIG_GLOBS, exclude: [] }]);
+  const files = [...index.all()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const configs = files.filter((f) => !f.source);
+  const sources = files.filter((f) => f.source);
+  const handled = new Set<string>();
+  let computedHandlers = 0;
+  for (const file of sources) for (const h of file.source!.handlers) h.name === undefined ? computedHandlers++ : handled.add(h.name);
+  const declared = new Set<string>();
+  for (const file of configs) for (const tool of readConfigSummary(file.text).tools) if (tool.name) declared.add(tool.name.value);
+  const project: ProjectFacts = { complete: index.complete && index.truncated === undefined, handled, computedHandlers, declared };
+
+  const reports: ProjectFileReport[] = [];
+  for (const file of files) {
+    if (file.source) {
+      reports.push({ path: file.path, text: file.text, problems: auditProjectSource({ handlers: file.source.handlers, project }) });
+      continue;
+    }
+    reports.push({ path: file.path, text: file.text, problems: await auditConfigOfProject(file.path, file.text, index, project, options) });
+  }
+  return { files: reports, ...(index.truncated ? { note: `the project was read in part (${index.truncated})` } : {}) };
+}
+
+/** One config of the project, judged as the editor judges it. */
+async function auditConfigOfProject(
+  path: string,
+  text: string,
+  index: ProjectIndex<FileFacts>,
+  project: ProjectFacts,
+  options: { graph?: Graph; noGraph?: boolean },
+): Promise<Problem[]> {
+  let graph = options.graph;
+  let fromSource: AgentGraph | undefined;
+  let unread: AgentGraph | undefined;
+  const first = analyzeConfig(text);
+  const spec = first.flatTree ? configSummaryOf(first)?.agent?.value : undefined;
+  if (!graph && !options.noGraph && spec !== undefined) {
+    const file = await resolveAgentFile(path, spec);
+    const source = file ? (await index.factsOf(file))?.source : undefined;
+    if (file && source) {
+      const agent = agentGraphOf(file, source);
+      if (agent.graph) {
+        graph = agent.graph;
+        fromSource = agent;
+      } else unread = agent;
+    }
+  }
+  const judged = { ...(graph ? { graph } : {}), files: configFilesOf(path) };
+  let analysis = analyzeConfig(text, judged);
+  if (analysis.problems.some((p) => p.code === 'agent-missing')) analysis = analyzeConfig(text, { ...judged, agentCandidates: findAgentCandidates(dirname(path)) });
+  const problems = analysis.problems.map((p) =>
+    fromSource && (p.code === 'node-not-found' || p.code === 'node-not-tool-node') ? { ...p, message: p.message + readFromSourceNote(fromSource.file) } : p,
+  );
+  // A text that is not JSON gets its syntax errors first: the project is judged once it parses (as in the editor).
+  const summary = configSummaryOf(analysis);
+  if (!summary) return problems;
+  return [...problems, ...auditProjectConfig({ config: summary, project, covered: true, ...(unread ? { agent: unread } : {}) })];
+}
+
+/** Runs `10xgraph audit --project`; resolves to the exit code (0 no error, 1 errors, 2 could not run). */
+export async function runProjectAudit(args: ProjectAuditArgs, out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  let graph: Graph | undefined;
+  let mode = args.noGraph ? 'skipped' : 'read';
+  if (args.graphUrl !== undefined) {
+    const { fetchLiveGraph } = await import('../live/fetchGraph');
+    const result = await fetchLiveGraph(args.graphUrl, { timeoutMs: args.timeoutMs, token: process.env.TENXGRAPH_TOKEN || undefined });
+    if (!result.ok) {
+      err.write(escapeControl(`10xgraph audit: could not read the graph from ${args.graphUrl}: ${result.error}.`) + '\n');
+      return 2;
+    }
+    graph = result.graph;
+    mode = 'url';
+  }
+  const { files, note } = await auditProject(args.dir || '.', { graph, noGraph: args.noGraph });
+  const all = files.flatMap((f) => f.problems);
+  if (args.format === 'json') {
+    const report = {
+      project: displayPath(resolve(args.dir || '.')),
+      graph: mode,
+      files: files.map((f) => {
+        const lines = new LineIndex(f.text);
+        return {
+          file: displayPath(f.path),
+          problems: f.problems.map((p) => ({ code: p.code, severity: p.severity, message: p.message, range: problemRange(lines, p) })),
+        };
+      }),
+    };
+    out.write(JSON.stringify(report, null, 2) + '\n');
+  } else if (args.format === 'sarif') {
+    out.write(JSON.stringify(toSarif(files), null, 2) + '\n');
+  } else {
+    for (const f of files) {
+      const lines = new LineIndex(f.text);
+      for (const p of f.problems) out.write(formatProblemLine(displayPath(f.path), lines, p) + '\n');
+    }
+    const configs = files.filter((f) => !isSourcePath(f.path)).length;
+    out.write(
+      escapeControl(
+        `${displayPath(resolve(args.dir || '.'))}: ${configs} config${configs === 1 ? '' : 's'}, ${files.length - configs} sources; ${countProblems(all)}${note ? `; ${note}` : ''}`,
+      ) + '\n',
+    );
+  }
+  return all.some((p) => p.severity === 'error') ? 1 : 0;
+}
+
+/** The SARIF 2.1.0 report of a project: one rule per code, one artifact per file, one result per problem. */
+function toSarif(files: readonly ProjectFileReport[]) {
+  const codes = Object.keys(RULES) as ProblemCode[];
+  const level = { error: 'error', warning: 'warning', information: 'note' } as const;
+  return {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: '10xgraph',
+            version: RULESET_VERSION,
+            informationUri: DOCS_URL,
+            rules: codes.map((code) => ({
+              id: code,
+              shortDescription: { text: RULES[code].title },
+              helpUri: `${DOCS_URL}#${ruleDocsAnchor(code)}`,
+              defaultConfiguration: { level: level[RULES[code].severity] },
+            })),
+          },
+        },
+        artifacts: files.map((f) => ({ location: { uri: sarifUri(f.path) } })),
+        results: files.flatMap((f, index) => {
+          const lines = new LineIndex(f.text);
+          return f.problems.map((p) => {
+            const start = lines.positionAt(p.offset);
+            const end = lines.positionAt(p.offset + p.length);
+            return {
+              ruleId: p.code,
+              ruleIndex: codes.indexOf(p.code),
+              level: level[p.severity],
+              message: { text: p.message },
+              locations: [
+                {
+                  physicalLocation: {
+                    artifactLocation: { uri: sarifUri(f.path), index },
+                    region: {
+                      startLine: start.line + 1,
+                      startColumn: start.character + 1,
+                      endLine: end.line + 1,
+                      endColumn: end.character + 1,
+                      charOffset: p.offset,
+                      charLength: p.length,
+                    },
+                  },
+                },
+              ],
+            };
+          });
+        }),
+        columnKind: 'utf16CodeUnits',
+      },
+    ],
+  };
+}
+
+function sarifUri(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') ? rel.split('\\').join('/') : `file://${path}`;
+}

@@ -1,0 +1,132 @@
+/**
+ * The project rules: what a config and the project's JS/TS sources say together (the handlers a
+ * client registers, the graph an agent module's source describes). Like every rule they are pure:
+ * they take the project's facts as plain data (read by the front end, never by the rule set) and
+ * return problems with offsets, in the config's text or in a source's. The language server and
+ * `10xgraph audit --project` both run them, so both report the same problems at the same places.
+ */
+import type { ProblemCode } from './catalog';
+import type { ConfigSummary } from './configSummary';
+import type { Fix, Graph, GraphNode, NodeKind, RelatedLocation } from './types';
+
+/** A set of names, as a `Set` or the keys of a `Map` give it. */
+export interface NameSet {
+  has(name: string): boolean;
+  readonly size: number;
+  keys(): Iterable<string>;
+}
+
+/** What the front end found in the project's sources and configs. */
+export interface ProjectFacts {
+  /** Every source and config of the project was read (the scan is done and no bound was reached): only then is an absence judged. */
+  complete: boolean;
+  /** The literal names sources register handlers under (`registerToolHandler('name', …)`). */
+  handled: NameSet;
+  /** How many registrations have a computed name (which could be any tool). */
+  computedHandlers: number;
+  /** The remote tool names the project's configs declare. */
+  declared: NameSet;
+}
+
+/** A name argument read from a source (`registerToolHandler(name, …)`, `addNode(name, …)`), with offsets in that source's text. */
+export interface SourceNameFact {
+  /** The literal's value; undefined when the name is computed. */
+  name: string | undefined;
+  offset: number;
+  length: number;
+  /** The text between the quotes (literals only). */
+  inner?: { offset: number; length: number };
+  /** True when the text between the quotes is exactly the value (no escapes). */
+  exact: boolean;
+}
+
+/** An `addNode(name, node)` call of an agent module's source. */
+export interface SourceNodeFact extends SourceNameFact {
+  kind: NodeKind;
+  /** The zero-based line of the call's name. */
+  line: number;
+}
+
+/** The graph an agent module's source describes, or why it describes none exactly. */
+export interface AgentGraph {
+  /** The module's file. */
+  file: string;
+  /** The graph read from the source, when every `addNode` there has a literal name and the file parses. */
+  graph?: Graph;
+  /** Why no graph was read from it (one sentence), when `graph` is undefined. */
+  reason?: string;
+  /** The reason is worth telling (a computed name or a syntax error), not merely a module that adds no node itself. */
+  tell?: boolean;
+}
+
+/** The last part of a path, whichever separator it uses. */
+function baseName(path: string): string {
+  return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+}
+
+/** The graph an agent module's source describes (its `addNode` calls and the first syntax error, if any), or why it describes none exactly. */
+export function agentGraphOf(file: string, source: { nodes: readonly Pick<SourceNodeFact, 'name' | 'kind' | 'line'>[]; syntaxError?: string }): AgentGraph {
+  const name = baseName(file);
+  if (source.syntaxError) return { file, tell: true, reason: `${name} does not parse (${source.syntaxError}), so node names are not checked without a running server.` };
+  const computed = source.nodes.find((n) => n.name === undefined);
+  if (computed)
+    return { file, tell: true, reason: `${name} adds a node whose name is not a literal (line ${computed.line + 1}), so node names are not checked without a running server.` };
+  if (source.nodes.length === 0) return { file, reason: `${name} adds no node with addNode, so its nodes are not known.` };
+  const nodes: GraphNode[] = [];
+  const seen = new Set<string>();
+  for (const node of source.nodes) {
+    if (seen.has(node.name!)) continue;
+    seen.add(node.name!);
+    nodes.push({ name: node.name!, kind: node.kind });
+  }
+  return { file, graph: { origin: 'loaded', nodes, toolsKnown: false } };
+}
+
+/** The sentence added to a graph rule's message when the graph was read from the agent module's source. */
+export function readFromSourceNote(file: string): string {
+  return ` (Judged on the graph read from ${baseName(file)}; no server graph is in use.)`;
+}
+
+/** What a project rule on a config is given. */
+export interface ProjectConfigInput {
+  config: ConfigSummary;
+  project: ProjectFacts;
+  /** The config lies in the part of the project whose sources were read. */
+  covered: boolean;
+  /** The agent module's source, read without a server graph in use; undefined when a server graph judges the nodes, or the module was not found. */
+  agent?: AgentGraph;
+}
+
+/** What a project rule on a source is given. */
+export interface ProjectSourceInput {
+  /** The source's `registerToolHandler` calls, with offsets in its text. */
+  handlers: readonly SourceNameFact[];
+  project: ProjectFacts;
+}
+
+/** What a project rule reports; the severity comes from the catalog. */
+export interface ProjectProblemInput {
+  code: ProblemCode;
+  message: string;
+  offset: number;
+  length: number;
+  related?: RelatedLocation[];
+  fixes?: Fix[];
+}
+
+/** A project rule on a config (`handler-missing`, `graph-not-read`). */
+export interface ConfigProjectRule {
+  code: ProblemCode;
+  on: 'config';
+  check(input: ProjectConfigInput, report: (problem: ProjectProblemInput) => void): void;
+}
+
+/** A project rule on a source (`handler-undeclared`). */
+export interface SourceProjectRule {
+  code: ProblemCode;
+  on: 'source';
+  check(input: ProjectSourceInput, report: (problem: ProjectProblemInput) => void): void;
+}
+
+/** One project rule. */
+export type ProjectRule = ConfigProjectRule | SourceProjectRule;

@@ -1,0 +1,503 @@
+/**
+ * The one reader of JS/TS sources: what a module says about the project, read (never run) in
+ * one pass over its text. It serves the agent modules' scan (the exports, the compiled graphs
+ * among them) and the project's (the nodes an agent module adds with `addNode('TOOL', new
+ * ToolNode(…))`, the handlers a client registers with `registerToolHandler('name', …)`), for
+ * `10xgraph audit` and the language server alike. The files may be anyone's (an untrusted
+ * workspace), so the reading is linear in the text: one tokenizer without regular expressions,
+ * brackets matched with one stack, every call looked at once. Only literal names count; a
+ * computed name is kept as such, so callers can say so and judge nothing from it.
+ */
+import type { NodeKind } from '../rules/types';
+
+/** The extensions of the sources the project reads (handlers, agent modules), declarations excluded. */
+export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'] as const;
+
+/** The extensions `agent` modules may have, in the order the loader tries them: the ones of `SOURCE_EXTENSIONS` a spec without an extension resolves to. */
+export const AGENT_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const satisfies ReadonlyArray<(typeof SOURCE_EXTENSIONS)[number]>;
+
+/** The extensions an `agent` spec may name its module's file with (`graph.mjs:app`): the ones the loader runs. */
+export const AGENT_FILE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const satisfies ReadonlyArray<(typeof SOURCE_EXTENSIONS)[number]>;
+
+/** True for a path the project reads: a source with one of `SOURCE_EXTENSIONS`, not a declaration file (it registers nothing). */
+export function isSourcePath(path: string): boolean {
+  return !path.endsWith('.d.ts') && SOURCE_EXTENSIONS.some((e) => path.endsWith(e));
+}
+
+/** A name argument in a source: its value and where it lies (offsets in UTF-16 code units). */
+export interface SourceName {
+  /** The literal's value; undefined when the name is computed (not a string literal). */
+  name: string | undefined;
+  /** The argument (the literal with its quotes, or the computed expression). */
+  offset: number;
+  length: number;
+  /** The text between the quotes (literals only). */
+  inner?: { offset: number; length: number };
+  /** True when the text between the quotes is exactly the value (no escapes): a rename can replace it. */
+  exact: boolean;
+  /** The zero-based line the argument starts on. */
+  line: number;
+}
+
+/** One `addNode(name, node)` call and what the node is, as far as the source says. */
+export interface SourceNode extends SourceName {
+  kind: NodeKind;
+}
+
+/** What one source says. */
+export interface SourceAnalysis {
+  /** Exports that look like compiled graphs (`export const app = graph.compile()`), then the other exports. */
+  exports: string[];
+  /** How many of `exports`, from the start, look like compiled graphs. */
+  graphExports: number;
+  /** The `registerToolHandler(name, …)` calls, in text order. */
+  handlers: SourceName[];
+  /** The `addNode(name, node)` calls, in text order. */
+  nodes: SourceNode[];
+  /** The first structural error (an unclosed bracket, string or comment), when there is one; what could be read is kept. */
+  syntaxError?: string;
+}
+
+const enum T {
+  Word,
+  Punct,
+  /** A quoted string: `value` is its cooked text, undefined when it does not close. */
+  String,
+  /** A piece of a template literal: from its backtick or `}` up to and including the closing backtick or `${`. */
+  Template,
+  Regex,
+}
+
+interface Token {
+  type: T;
+  start: number;
+  end: number;
+  text: string;
+  /** For a bracket: the index of its partner, or -1; for a template piece that opens a `${`, the index of the piece its `}` starts. */
+  match: number;
+  /** For a string or a template piece: whether it ends as it should (its quote, backtick or `${`). */
+  closed?: boolean;
+}
+
+function isIdentifierPart(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x24 || c > 0x7f;
+}
+
+function isIdentifier(token: string | undefined): token is string {
+  if (token === undefined) return false;
+  const c = token.charCodeAt(0);
+  return isIdentifierPart(c) && !(c >= 0x30 && c <= 0x39);
+}
+
+// After these words a `/` starts a regular expression, not a division.
+const BEFORE_REGEX: ReadonlySet<string> = new Set(['return', 'typeof', 'case', 'do', 'else', 'in', 'of', 'new', 'delete', 'void', 'throw', 'yield', 'await', 'instanceof']);
+
+/** Whether a `/` after `previous` (the last word or punctuation) starts a regular expression literal. */
+function startsRegex(previous: string | undefined): boolean {
+  if (previous === undefined) return true;
+  if (isIdentifierPart(previous.charCodeAt(0))) return BEFORE_REGEX.has(previous);
+  return previous !== ')' && previous !== ']' && previous !== '}';
+}
+
+const OPENERS: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+
+interface Scan {
+  tokens: Token[];
+  lineStarts: number[];
+  syntaxError?: string;
+}
+
+/**
+ * The tokens of a source in one pass: identifiers whole, strings, template pieces and regular
+ * expression literals as one token each, comments dropped, every other character a token of its
+ * own. A quote string or a regular expression ends at its line's end at the latest, so a misread
+ * costs one line, not the rest of the file. Brackets are matched on one stack (a template's `${`
+ * counts as an opener its `}` closes).
+ */
+function scan(source: string): Scan {
+  const tokens: Token[] = [];
+  const lineStarts = [0];
+  const n = source.length;
+  const open: number[] = [];
+  let syntaxError: string | undefined;
+  let previous: string | undefined;
+  let i = 0;
+  const fail = (message: string, at: number) => {
+    syntaxError ??= `${message} (line ${lineOf(lineStarts, at) + 1})`;
+  };
+  // Only the span itself is looked at (a search for the next line break could run to the end of the text every time).
+  const newlines = (from: number, to: number) => {
+    for (let k = from; k < to; k++) if (source.charCodeAt(k) === 0x0a) lineStarts.push(k + 1);
+  };
+  /** Reads template text from `i` up to its closing backtick or into a `${`; the token runs from `start`. */
+  const templateText = (start: number): void => {
+    let closed = false;
+    while (i < n) {
+      const d = source.charCodeAt(i);
+      if (d === 0x5c /* \ */) i += 2;
+      else if (d === 0x60 /* ` */) {
+        i++;
+        closed = true;
+        break;
+      } else if (d === 0x24 /* $ */ && source.charCodeAt(i + 1) === 0x7b /* { */) {
+        i += 2;
+        open.push(tokens.length);
+        closed = true;
+        break;
+      } else i++;
+    }
+    if (i > n) i = n;
+    newlines(start, i);
+    if (!closed) fail('Unterminated template literal', start);
+    tokens.push({ type: T.Template, start, end: i, text: source.slice(start, i), match: -1, closed });
+  };
+  while (i < n) {
+    const c = source.charCodeAt(i);
+    if (c === 0x0a) {
+      lineStarts.push(i + 1);
+      i++;
+    } else if (isIdentifierPart(c)) {
+      const start = i;
+      while (i < n && isIdentifierPart(source.charCodeAt(i))) i++;
+      previous = source.slice(start, i);
+      tokens.push({ type: T.Word, start, end: i, text: previous, match: -1 });
+    } else if (c === 0x2f /* / */ && source.charCodeAt(i + 1) === 0x2f) {
+      const end = source.indexOf('\n', i);
+      i = end === -1 ? n : end;
+    } else if (c === 0x2f && source.charCodeAt(i + 1) === 0x2a /* * */) {
+      const end = source.indexOf('*/', i + 2);
+      if (end === -1) fail('Unterminated comment', i);
+      const stop = end === -1 ? n : end + 2;
+      newlines(i, stop);
+      i = stop;
+    } else if (c === 0x2f && startsRegex(previous)) {
+      // A regular expression literal: its quotes and braces are not code. It ends at its line's end at the latest.
+      const start = i++;
+      let inClass = false;
+      while (i < n) {
+        const d = source.charCodeAt(i);
+        if (d === 0x5c) i += source.charCodeAt(i + 1) === 0x0a ? 1 : 2;
+        else if (d === 0x0a) break;
+        else {
+          i++;
+          if (d === 0x5b /* [ */) inClass = true;
+          else if (d === 0x5d /* ] */) inClass = false;
+          else if (d === 0x2f && !inClass) break;
+        }
+      }
+      if (i > n) i = n;
+      tokens.push({ type: T.Regex, start, end: i, text: source.slice(start, i), match: -1 });
+    } else if (c === 0x22 /* " */ || c === 0x27 /* ' */) {
+      const start = i++;
+      let closed = false;
+      while (i < n) {
+        const d = source.charCodeAt(i);
+        if (d === 0x5c) {
+          if (source.charCodeAt(i + 1) === 0x0a) lineStarts.push(i + 2);
+          i += 2;
+        } else if (d === c) {
+          i++;
+          closed = true;
+          break;
+        } else if (d === 0x0a) break;
+        else i++;
+      }
+      if (i > n) i = n;
+      if (!closed) fail('Unterminated string constant', start);
+      tokens.push({ type: T.String, start, end: i, text: source.slice(start, i), match: -1, closed });
+    } else if (c === 0x60) {
+      const start = i++;
+      templateText(start);
+    } else if (c === 0x7d /* } */ && open.length > 0 && tokens[open[open.length - 1]].type === T.Template) {
+      // The end of a `${...}`: back to the template's text.
+      tokens[open.pop()!].match = tokens.length;
+      const start = i++;
+      templateText(start);
+    } else {
+      const ch = source[i];
+      if (c > 0x20) {
+        previous = ch;
+        const index = tokens.length;
+        tokens.push({ type: T.Punct, start: i, end: i + 1, text: ch, match: -1 });
+        if (ch === '(' || ch === '[' || ch === '{') open.push(index);
+        else if (ch in OPENERS) {
+          const top = open.length > 0 ? tokens[open[open.length - 1]] : undefined;
+          if (top?.text === OPENERS[ch]) {
+            const partner = open.pop()!;
+            tokens[partner].match = index;
+            tokens[index].match = partner;
+          } else fail(`Unexpected '${ch}'`, i);
+        }
+      }
+      i++;
+    }
+  }
+  if (open.length > 0) fail(`'${tokens[open[0]].text.endsWith('${') ? '${' : tokens[open[0]].text}' is not closed`, tokens[open[0]].start);
+  return { tokens, lineStarts, ...(syntaxError ? { syntaxError } : {}) };
+}
+
+function lineOf(lineStarts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = lineStarts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (lineStarts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+const SINGLE_ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', '0': '\0' };
+
+/** The value of the text between a literal's quotes, with its escapes read as JavaScript reads them; undefined when an escape is malformed. */
+function cook(raw: string): string | undefined {
+  if (!raw.includes('\\')) return raw;
+  let out = '';
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c !== '\\') {
+      out += c;
+      continue;
+    }
+    const e = raw[++i];
+    if (e === undefined) return undefined;
+    if (e === '\n') continue;
+    if (e === '\r') {
+      if (raw[i + 1] === '\n') i++;
+      continue;
+    }
+    if (e in SINGLE_ESCAPES && !(e === '0' && /[0-9]/.test(raw[i + 1] ?? ''))) out += SINGLE_ESCAPES[e];
+    else if (e === 'x') {
+      const hex = raw.slice(i + 1, i + 3);
+      if (!/^[0-9a-fA-F]{2}$/.test(hex)) return undefined;
+      out += String.fromCharCode(parseInt(hex, 16));
+      i += 2;
+    } else if (e === 'u') {
+      if (raw[i + 1] === '{') {
+        const close = raw.indexOf('}', i + 2);
+        const hex = close === -1 ? '' : raw.slice(i + 2, close);
+        if (!/^[0-9a-fA-F]{1,6}$/.test(hex) || parseInt(hex, 16) > 0x10ffff) return undefined;
+        out += String.fromCodePoint(parseInt(hex, 16));
+        i = close;
+      } else {
+        const hex = raw.slice(i + 1, i + 5);
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) return undefined;
+        out += String.fromCharCode(parseInt(hex, 16));
+        i += 4;
+      }
+    } else if (/[1-9]/.test(e)) return undefined;
+    else out += e;
+  }
+  return out;
+}
+
+/** The literal value of a token: a closed quote string or a template without `${`; undefined otherwise. */
+function literalOf(token: Token | undefined): string | undefined {
+  if (!token) return undefined;
+  if (token.type === T.String && token.closed) return cook(token.text.slice(1, -1));
+  if (token.type === T.Template && token.closed && token.text.length >= 2 && token.text.startsWith('`') && token.text.endsWith('`') && !token.text.endsWith('${')) {
+    return cook(token.text.slice(1, -1));
+  }
+  return undefined;
+}
+
+/** The index of the token after the argument starting at `from` of a call whose `)` is at `close`: its `,` or the `)`. */
+function argumentEnd(tokens: readonly Token[], from: number, close: number): number {
+  let j = from;
+  // A bracket jumps past its partner; a template piece opening a `${` to the piece that closes it. An
+  // opener left unclosed ends the argument of a call left open: each token is then scanned for one call at most.
+  while (j < close) {
+    const t = tokens[j];
+    if (t.type === T.Punct && t.text === ',') break;
+    if (t.match > j) j = t.match + (t.type === T.Template ? 0 : 1);
+    else if (j > from && t.match === -1 && ((t.type === T.Punct && (t.text === '(' || t.text === '[' || t.text === '{')) || (t.type === T.Template && t.text.endsWith('${'))))
+      break;
+    else j++;
+  }
+  return Math.min(j, close);
+}
+
+function nameOf(tokens: readonly Token[], from: number, end: number, text: string, lineStarts: readonly number[]): SourceName {
+  const first = tokens[from];
+  const offset = first.start;
+  const length = tokens[end - 1].end - offset;
+  const line = lineOf(lineStarts, offset);
+  const name = end === from + 1 ? literalOf(first) : undefined;
+  if (name === undefined) return { name: undefined, offset, length, exact: false, line };
+  const raw = text.slice(offset + 1, offset + length - 1);
+  return { name, offset, length, inner: { offset: offset + 1, length: length - 2 }, exact: raw === name && !name.includes('\n'), line };
+}
+
+const DECLARATIONS: ReadonlySet<string> = new Set(['const', 'let', 'var']);
+/** Words after an expression that keep it what it is (`x as T`, `x satisfies T`). */
+const TYPE_WRAPPERS: ReadonlySet<string> = new Set(['as', 'satisfies']);
+
+/** What the expression starting at token `at` is, as far as its first tokens say (`depth` follows identifiers to their initializers). */
+function kindAt(tokens: readonly Token[], at: number, initializers: ReadonlyMap<string, number>, depth = 0): NodeKind {
+  if (depth > 5) return 'unknown';
+  let i = at;
+  // Parentheses around an expression are not a node of their own (but `(s) => …` is a function).
+  while (tokens[i]?.text === '(' && tokens[i].match > i && tokens[tokens[i].match + 1]?.text !== '=' && tokens[i].type === T.Punct) i++;
+  const t = tokens[i];
+  if (!t) return 'unknown';
+  if (t.text === 'function' || (t.text === 'async' && tokens[i + 1]?.text === 'function')) return 'function_node';
+  const arrowAt = (j: number) => tokens[j]?.text === '=' && tokens[j + 1]?.text === '>' && tokens[j + 1].start === tokens[j].end;
+  const start = t.text === 'async' && (tokens[i + 1]?.text === '(' || isIdentifier(tokens[i + 1]?.text)) ? i + 1 : i;
+  const s = tokens[start];
+  if (s.text === '(' && s.type === T.Punct && s.match > start && arrowAt(s.match + 1)) return 'function_node';
+  if (s.type === T.Word && isIdentifier(s.text) && arrowAt(start + 1)) return 'function_node';
+  if (t.text === 'new') {
+    let j = i + 1;
+    let last: string | undefined;
+    while (tokens[j]?.type === T.Word && isIdentifier(tokens[j].text)) {
+      last = tokens[j].text;
+      if (tokens[j + 1]?.text !== '.') break;
+      j += 2;
+    }
+    if (last === 'ToolNode') return 'tool_node';
+    if (last === 'ModelNode') return 'model_node';
+    return 'unknown';
+  }
+  if (t.type === T.Word && isIdentifier(t.text)) {
+    const next = tokens[i + 1]?.text;
+    const whole = next === undefined || next === ',' || next === ')' || next === ';' || next === '!' || TYPE_WRAPPERS.has(next);
+    if (!whole) return 'unknown';
+    const init = initializers.get(t.text);
+    if (init !== undefined) return init === -1 ? 'function_node' : kindAt(tokens, init, initializers, depth + 1);
+  }
+  return 'unknown';
+}
+
+/** The exports of a module's tokens: compiled graphs first (see `SourceAnalysis.exports`). */
+function moduleExports(tokens: readonly string[]): { exports: string[]; graphExports: number } {
+  const graphs = new Set<string>();
+  const compiledLocals = new Set<string>();
+  const named: string[] = [];
+  const listed: Array<{ local: string; name: string }> = [];
+  let hasDefault = false;
+  // The declaration being read, until its `;`: a `.compile(` before then makes it a graph.
+  let pending: { name: string; exported: boolean } | undefined;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t === 'export') {
+      const next = tokens[i + 1];
+      if (DECLARATIONS.has(next) && isIdentifier(tokens[i + 2])) {
+        pending = { name: tokens[i + 2], exported: true };
+        named.push(tokens[i + 2]);
+        i += 2;
+      } else if (next === 'class' && isIdentifier(tokens[i + 2])) {
+        named.push(tokens[i + 2]);
+        i += 2;
+      } else if (next === 'function' || (next === 'async' && tokens[i + 2] === 'function')) {
+        let j = next === 'async' ? i + 3 : i + 2;
+        if (tokens[j] === '*') j++;
+        if (isIdentifier(tokens[j])) named.push(tokens[j]);
+        i = j;
+      } else if (next === 'default') {
+        hasDefault = true;
+        i++;
+      } else if (next === '{') {
+        // `export { a, b as c }`: read up to the closing brace, once.
+        let j = i + 2;
+        while (j < tokens.length && tokens[j] !== '}') {
+          // `export { type T }` exports a type, not a value.
+          const typeOnly = tokens[j] === 'type' && isIdentifier(tokens[j + 1]) && tokens[j + 1] !== 'as';
+          if (typeOnly) j++;
+          const local = tokens[j];
+          let name = local;
+          let k = j + 1;
+          if (tokens[k] === 'as' && tokens[k + 1] !== undefined) {
+            name = tokens[k + 1];
+            k += 2;
+          }
+          const wellFormed = tokens[k] === ',' || tokens[k] === '}';
+          if (wellFormed && !typeOnly && isIdentifier(local) && isIdentifier(name)) listed.push({ local, name });
+          j = k;
+          while (j < tokens.length && tokens[j] !== ',' && tokens[j] !== '}') j++;
+          if (tokens[j] === ',') j++;
+        }
+        i = j;
+      }
+    } else if (DECLARATIONS.has(t) && isIdentifier(tokens[i + 1])) {
+      pending = { name: tokens[i + 1], exported: false };
+      i++;
+    } else if (t === ';') {
+      pending = undefined;
+    } else if (t === '.' && tokens[i + 1] === 'compile' && tokens[i + 2] === '(' && pending) {
+      (pending.exported ? graphs : compiledLocals).add(pending.name);
+      pending = undefined;
+      i += 2;
+    }
+  }
+  const others = new Set<string>();
+  for (const name of named) if (!graphs.has(name)) others.add(name);
+  for (const { local, name } of listed) {
+    if (graphs.has(name)) continue;
+    if (compiledLocals.has(local)) graphs.add(name);
+    else others.add(name);
+  }
+  for (const g of graphs) others.delete(g);
+  if (hasDefault) others.add('default');
+  return { exports: [...graphs, ...others], graphExports: graphs.size };
+}
+
+/** The `(` of a call of method `name` at token `i` (`x.name(`, `x?.name(`, `x.name?.(`, `x['name'](`), or -1. */
+function callOpen(tokens: readonly Token[], i: number): number {
+  const t = tokens[i];
+  let after: number;
+  if (t.type === T.Word) {
+    if (tokens[i - 1]?.text !== '.' || tokens[i - 1].type !== T.Punct) return -1;
+    after = i + 1;
+  } else if (t.type === T.String && tokens[i - 1]?.text === '[' && tokens[i + 1]?.text === ']') after = i + 2;
+  else return -1;
+  if (tokens[after]?.text === '?' && tokens[after + 1]?.text === '.') after += 2;
+  return tokens[after]?.text === '(' && tokens[after].type === T.Punct ? after : -1;
+}
+
+const METHODS: ReadonlySet<string> = new Set(['registerToolHandler', 'addNode']);
+
+/**
+ * Reads one source text: its exports, the nodes it adds and the handlers it registers. Never
+ * throws and never runs anything; time and memory are linear in the text's length.
+ */
+export function analyzeSource(text: string): SourceAnalysis {
+  const { tokens, lineStarts, syntaxError } = scan(text);
+  const exports = moduleExports(tokens.filter((t) => t.type === T.Word || t.type === T.Punct).map((t) => t.text));
+  const handlers: SourceName[] = [];
+  const nodes: SourceNode[] = [];
+  // Worth a second look only when a call's name occurs at all (most files mention neither).
+  if (text.includes('registerToolHandler') || text.includes('addNode')) {
+    const initializers = new Map<string, number>();
+    const adds: Array<{ site: SourceName; value: number }> = [];
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i];
+      if (t.type === T.Word && DECLARATIONS.has(t.text) && isIdentifier(tokens[i + 1]?.text) && tokens[i + 1].type === T.Word) {
+        // `const x = …` or `const x: Type = …` (the type read up to its `=`, on a bounded number of tokens).
+        let j = i + 2;
+        if (tokens[j]?.text === ':') {
+          const stop = Math.min(tokens.length, j + 64);
+          while (j < stop && !(tokens[j].text === '=' && tokens[j + 1]?.text !== '>') && tokens[j].text !== ';')
+            j = tokens[j].match > j ? tokens[j].match + (tokens[j].type === T.Template ? 0 : 1) : j + 1;
+        }
+        if (tokens[j]?.text === '=' && tokens[j + 1] !== undefined && tokens[j + 1].text !== '>') initializers.set(tokens[i + 1].text, j + 1);
+      } else if (t.type === T.Word && t.text === 'function' && tokens[i + 1]?.type === T.Word && isIdentifier(tokens[i + 1].text)) {
+        initializers.set(tokens[i + 1].text, -1);
+      }
+      const method = t.type === T.Word ? t.text : t.type === T.String ? literalOf(t) : undefined;
+      if (method === undefined || !METHODS.has(method)) continue;
+      const open = callOpen(tokens, i);
+      if (open === -1) continue;
+      // A call left open (a file being typed) runs to the end of the text: its name still counts.
+      const close = tokens[open].match > open ? tokens[open].match : tokens.length;
+      const first = open + 1;
+      if (first === close || tokens[first].text === '.') continue;
+      const end = argumentEnd(tokens, first, close);
+      if (end === first) continue;
+      const site = nameOf(tokens, first, end, text, lineStarts);
+      if (method === 'registerToolHandler') handlers.push(site);
+      else adds.push({ site, value: end < close ? end + 1 : -1 });
+    }
+    for (const { site, value } of adds) nodes.push({ ...site, kind: value === -1 || value >= tokens.length ? 'unknown' : kindAt(tokens, value, initializers) });
+  }
+  return { ...exports, handlers, nodes, ...(syntaxError ? { syntaxError } : {}) };
+}
