@@ -9,7 +9,7 @@ import { analyzeConfig, LineIndex, NONE, type RemoteToolSchema, type Tree } from
 import { countProblems, formatProblemLine } from '../rules/problemText';
 import { defaultConfigPath } from '../workspace/configFiles';
 import { displayPath, readConfigText } from '../workspace/configFile';
-import { readArgs, UsageError } from './args';
+import { readArgs, UsageError, type OptionSpecs } from './args';
 import { GeneratedFileError, writeGeneratedFile } from './fixFile';
 import { escapeControl } from '../text/escapeControl';
 import { escapeComment, pointerSegment, prepareToolSchema, type SchemaPath } from './typesSchema';
@@ -41,10 +41,12 @@ interface TypesArgs {
   out?: string;
 }
 
+const OPTIONS: OptionSpecs = { help: { type: 'boolean', short: 'h' }, out: { type: 'string' } };
+
 function parseArgs(argv: string[]): TypesArgs | 'help' {
   const args: TypesArgs = { file: '' };
   let fileSeen = false;
-  for (const { flag, value } of readArgs(argv)) {
+  for (const { flag, value } of readArgs(argv, OPTIONS)) {
     switch (flag) {
       case '-h':
       case '--help':
