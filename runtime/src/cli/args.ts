@@ -8,8 +8,12 @@ import { parseArgs } from 'node:util';
 /** The command line's words are off: the message says which and how. */
 export class UsageError extends Error {}
 
-/** A command's options by long name (no dashes): a flag (`boolean`) or one that takes a value (`string`). */
-export type OptionSpecs = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+/**
+ * A command's options by long name (no dashes): a flag (`boolean`), one that takes a value
+ * (`string`), or a flag whose value may follow it as `--flag=value` only (`optionalValue`: never
+ * the next word, which stays a positional).
+ */
+export type OptionSpecs = Record<string, { type: 'string' | 'boolean'; short?: string; optionalValue?: boolean }>;
 
 /** One word of the command line: an option (`--name`, or `-h` as written) or a positional (the word itself). */
 export interface Arg {
@@ -28,7 +32,8 @@ export interface Arg {
 export function* readArgs(argv: readonly string[], options: OptionSpecs): Generator<Arg> {
   // Not strict: parseArgs would refuse `--format --fix` and `--db -x` as ambiguous, where the
   // word after an option that takes a value is that value; the tokens are judged here instead.
-  const { tokens } = parseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+  const config = Object.fromEntries(Object.entries(options).map(([name, { type, short }]) => [name, short === undefined ? { type } : { type, short }]));
+  const { tokens } = parseArgs({ args: [...argv], options: config, strict: false, allowPositionals: true, tokens: true });
   for (const token of tokens) {
     if (token.kind === 'option-terminator') continue;
     if (token.kind === 'positional') {
@@ -38,7 +43,7 @@ export function* readArgs(argv: readonly string[], options: OptionSpecs): Genera
     const spec = Object.prototype.hasOwnProperty.call(options, token.name) ? options[token.name] : undefined;
     if (!spec || (token.rawName !== `--${token.name}` && token.rawName !== `-${spec.short}`)) throw new UsageError(`unknown option '${token.rawName}'.`);
     if (spec.type === 'string' && token.value === undefined) throw new UsageError(`${token.rawName} needs a value.`);
-    if (spec.type === 'boolean' && token.inlineValue) throw new UsageError(`${token.rawName} takes no value.`);
+    if (spec.type === 'boolean' && token.inlineValue && !spec.optionalValue) throw new UsageError(`${token.rawName} takes no value.`);
     const value = token.value ?? '';
     yield { flag: token.rawName, value: () => value };
   }
