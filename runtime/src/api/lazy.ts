@@ -1,9 +1,10 @@
 /**
- * The packages only a running API server needs (ws, better-sqlite3, pino), loaded on first use.
- * Every agent module imports `10xgraph`, and `10xgraph audit` loads the agent module to know its
- * graph: loaded eagerly, these three cost more than the whole audit (README, Benchmarks).
- * Each is loaded once by Node's module cache; a missing package fails where it is first needed
- * (better-sqlite3, an optional peer, with a sentence that says how to install it).
+ * The packages only a running API server needs (ws, better-sqlite3, pino), loaded on first use:
+ * a program that imports `10xgraph/api` for its agent loader or a store, and the CLI's audit
+ * (node:crypto for `--fix`), do not pay for a server they never start. The graph library agent
+ * modules import (`10xgraph`) holds none of this code. Each is loaded once by Node's module cache;
+ * a missing package fails where it is first needed (better-sqlite3, an optional peer, with a
+ * sentence that says how to install it).
  */
 import type * as WsModule from 'ws';
 import type BetterSqlite3 from 'better-sqlite3';
