@@ -22,58 +22,10 @@ const commandBundles = {
 };
 
 /**
- * The names a module exports at run time (types aside), read from an ESM build of it.
- * @param {string} entry
- * @param {string[]} external
+ * api.js (`10xgraph/api`) takes the graph's error classes from index.js (`10xgraph`), so an
+ * `AgentLoadError` is a `GraphError` of the library agent modules import.
+ * @type {import('esbuild').Plugin}
  */
-async function exportNames(entry, external) {
-  const result = await esbuild.build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: 'esm',
-    platform: 'node',
-    metafile: true,
-    external,
-    logLevel: 'silent',
-    mainFields: ['module', 'main'],
-  });
-  return Object.values(result.metafile.outputs)
-    .flatMap((output) => output.exports)
-    .sort();
-}
-
-/**
- * In index.js, the rule set and the API server are loaded on first use of one of their names,
- * from rules.js (the `10xgraph/rules` bundle, so both entry points give the same objects) and
- * api.js: every agent module imports `10xgraph`, and `10xgraph audit` loads the agent module, so
- * parsing them there would cost every audit. api.js takes the graph's error classes from index.js,
- * so `AgentLoadError` stays a `GraphError`. The names are also written in the form Node reads to
- * let ESM import them by name.
- */
-const LAZY_PARTS = { './api/index': { bundle: './api.js', entry: 'runtime/src/api/index.ts' }, './rules/index': { bundle: './rules.js', entry: 'runtime/src/rules/index.ts' } };
-const lazyNames = {};
-for (const [specifier, { entry }] of Object.entries(LAZY_PARTS))
-  lazyNames[specifier] = await exportNames(entry, ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino', 'jsonc-parser']);
-/** @type {import('esbuild').Plugin} */
-const lazyLibraryParts = {
-  name: 'lazy-library-parts',
-  setup(build) {
-    build.onResolve({ filter: /^\.\/(api|rules)\/index$/ }, (args) =>
-      args.importer.endsWith(join('runtime', 'src', 'index.ts')) ? { path: args.path, namespace: 'lazy-part' } : undefined,
-    );
-    build.onResolve({ filter: /^\.\/(api|rules)\.js$/, namespace: 'lazy-part' }, (args) => ({ path: args.path, external: true }));
-    build.onLoad({ filter: /.*/, namespace: 'lazy-part' }, (args) => ({
-      loader: 'js',
-      contents: `let loaded;
-const load = () => (loaded ??= require(${JSON.stringify(LAZY_PARTS[args.path].bundle)}));
-for (const name of ${JSON.stringify(lazyNames[args.path])}) Object.defineProperty(module.exports, name, { enumerable: true, get: () => load()[name] });
-`,
-    }));
-  },
-};
-const lazyAnnotation = `0 && (module.exports = { ${Object.values(lazyNames).flat().join(', ')} });`;
-/** @type {import('esbuild').Plugin} */
 const graphErrorsFromIndex = {
   name: 'graph-errors-from-index',
   setup(build) {
@@ -84,9 +36,10 @@ const graphErrorsFromIndex = {
 
 /** @type {Array<import('esbuild').BuildOptions & {entry: string}>} */
 const bundles = [
-  // The CLI (`10xgraph audit`, `10xgraph api`). Native and compiler packages stay external:
-  // better-sqlite3 has a binary addon, esbuild compiles the agent module at run time. ajv, ws and pg
-  // (dependencies of the runtime package) stay external too, so a plain audit, which needs
+  // The CLI (`10xgraph audit`, `10xgraph api`). Native and compiler packages stay external, and are
+  // optional peers of the package, loaded where needed (runtime/src/peers.ts): better-sqlite3 has a
+  // binary addon, esbuild compiles the agent module at run time, pg serves threads in PostgreSQL.
+  // ajv and ws (dependencies of the runtime package) stay external too, so a plain audit, which needs
   // none of them, does not pay for compiling them at start-up (pino too: the API loads it on first use; @lezer/python too: only the
   // audit of a Python agent module parses Python); json-schema-to-typescript (with its
   // formatter) is loaded by `10xgraph types` only. It ships in the `10xgraph` package
@@ -108,19 +61,12 @@ const bundles = [
     format: 'cjs',
     external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino', 'json-schema-to-typescript'],
   },
-  // The runtime as a library, for agent modules (`import { StateGraph } from '10xgraph'`).
-  // The wire shapes of 10xgraph-client (constants and pure functions, no classes) are bundled in:
-  // every agent module loads this file, and resolving one more package costs it start-up time.
-  // Its rule set (rules.js) and API server (api.js) load on first use: see lazyLibraryParts.
-  {
-    entry: 'runtime/src/index.ts',
-    outfile: 'runtime/dist/index.js',
-    platform: 'node',
-    format: 'cjs',
-    external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino'],
-    plugins: [lazyLibraryParts],
-    footer: { js: lazyAnnotation },
-  },
+  // The graph library, for agent modules (`import { StateGraph } from '10xgraph'`): the graph and
+  // the chat models, nothing of the API server, the stores or the rule set (`10xgraph/api`,
+  // `10xgraph/rules`), so it needs no package beyond its own files. The wire shapes of
+  // 10xgraph-client (constants and pure functions, no classes) are bundled in: every agent module
+  // loads this file, and resolving one more package costs it start-up time.
+  { entry: 'runtime/src/index.ts', outfile: 'runtime/dist/index.js', platform: 'node', format: 'cjs' },
   {
     entry: 'runtime/src/api/index.ts',
     outfile: 'runtime/dist/api.js',
@@ -129,6 +75,9 @@ const bundles = [
     external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino'],
     plugins: [graphErrorsFromIndex],
   },
+  // The SQLite store's checkpoint worker thread, a file of its own beside api.js and cli-api.js,
+  // which start it (runtime/src/api/store/sqlite.ts).
+  { entry: 'runtime/src/api/store/checkpointWorker.ts', outfile: 'runtime/dist/sqliteCheckpoint.js', platform: 'node', format: 'cjs', external: ['better-sqlite3'] },
   { entry: 'runtime/src/rules/index.ts', outfile: 'runtime/dist/rules.js', platform: 'node', format: 'cjs', external: ['ajv', 'jsonc-parser'] },
   { entry: 'runtime/src/live/index.ts', outfile: 'runtime/dist/live.js', platform: 'node', format: 'cjs' },
   { entry: 'runtime/src/workspace/index.ts', outfile: 'runtime/dist/workspace.js', platform: 'node', format: 'cjs' },

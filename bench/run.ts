@@ -3,7 +3,7 @@
  * bench/REPORT.md (and printed) with the machine it ran on, plus bench/audit-time.svg.
  * `npm run bench -- audit runtime` runs only the named sections.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { join } from 'node:path';
 import { benchAudit, plotAuditTimes } from './audit';
@@ -12,6 +12,9 @@ import { benchRuntime } from './runtime';
 import { benchStore } from './store';
 
 type Section = { name: string; run: () => Promise<string> };
+
+/** In REPORT.md, what follows this line was measured by hand (not by a section here): a run keeps it as it is. */
+const HAND_MEASURED = '<!-- Measured by hand, not by npm run bench: a run of it keeps what follows this line. -->';
 
 async function loadServerBench(): Promise<(() => Promise<string>) | undefined> {
   try {
@@ -70,7 +73,10 @@ unless said otherwise, so a busy machine shows in them: compare the ratios, not 
 
 ${headline ? `**Headline.** ${headline}\n` : ''}
 ${parts.join('\n')}`;
-  writeFileSync(join(__dirname, 'REPORT.md'), report);
+  const file = join(__dirname, 'REPORT.md');
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const kept = previous.includes(HAND_MEASURED) ? `\n${previous.slice(previous.indexOf(HAND_MEASURED))}` : '';
+  writeFileSync(file, report + kept);
   process.stdout.write(report + '\n');
 }
 

@@ -55,6 +55,7 @@ if (!vsixOnly)
     'runtime/dist/cli-types.js',
     'runtime/dist/index.js',
     'runtime/dist/api.js',
+    'runtime/dist/sqliteCheckpoint.js',
     'runtime/dist/rules.js',
     'server/dist/server.js',
   );

@@ -7,6 +7,9 @@
  * and `import`, `npx 10xgraph audit`
  * and `npx 10xgraph types` judge the user's config, `npx 10xgraph api` serves the user's own
  * TypeScript graph, and the installed `10xgraph-language-server --stdio` answers an editor.
+ * A second project installs `10xgraph` and `10xgraph-client` alone, as an agent module's project
+ * does: nothing native and no compiler in its node_modules, its graph runs, and a command that needs
+ * an optional peer the project lacks exits 2 saying which and how to install it.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -109,6 +112,34 @@ export const app = new StateGraph()
   .compile({ name: 'user-graph' });
 `;
 
+/** Packages that compile code: none belongs in the project of an agent module. */
+const COMPILERS = ['esbuild', 'typescript', 'json-schema-to-typescript', 'prettier'];
+
+/** An agent module in JavaScript, as a project without a compiler writes it: a function node, a model node and a ToolNode. */
+const AGENT_GRAPH = `import { END, ModelNode, ScriptedModel, StateGraph, ToolNode, textMessage, toolsCondition } from '10xgraph';
+
+const model = new ScriptedModel({ rules: [{ when: /where/i, call: 'get_user_location' }] });
+
+export const app = new StateGraph()
+  .addNode('greet', () => [textMessage('Hello!', 'assistant')])
+  .addNode('planner', new ModelNode(model))
+  .addNode('tools', new ToolNode([]))
+  .setEntryPoint('greet')
+  .addEdge('greet', 'planner')
+  .addConditionalEdges('planner', toolsCondition, ['tools', END])
+  .addEdge('tools', 'planner')
+  .compile({ name: 'agent-only' });
+`;
+
+/** Runs the agent module's graph in-process (the remote tools attached as \`10xgraph api\` would) and prints what it did. */
+const AGENT_RUN = `import { textMessage, textOf } from '10xgraph';
+import { app } from './graph.mjs';
+app.attachRemoteTools([{ name: 'get_user_location', description: "Get the user's location." }], 'tools');
+const result = await app.invoke({ messages: [textMessage('Where am I?')] });
+const calls = result.pendingRemoteCalls.map((call) => call.name);
+console.log(JSON.stringify({ nodes: app.describe().nodes.map((n) => n.name), status: result.status, calls, text: textOf(result.messages[0]) }));
+`;
+
 const STRICT_TSCONFIG = {
   compilerOptions: {
     strict: true,
@@ -148,6 +179,10 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
           ...quiet,
           tarball('10xgraph-client'),
           tarball('10xgraph'),
+          // The optional peers that `10xgraph api`, `audit` of a graph.ts and `types` load.
+          `esbuild@${versionOf('esbuild')}`,
+          `better-sqlite3@${versionOf('better-sqlite3')}`,
+          `json-schema-to-typescript@${versionOf('json-schema-to-typescript')}`,
           `typescript@${versionOf('typescript')}`,
           `@types/node@${versionOf('@types/node')}`,
           `ws@${versionOf('ws')}`,
@@ -411,5 +446,74 @@ console.log(process.versions.node.split('.')[0], JSON.stringify(events));
       connection.dispose();
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
+  });
+
+  describe("10xgraph and 10xgraph-client alone, in an agent module's project", () => {
+    let agentProject: string;
+
+    before(async () => {
+      agentProject = join(work, 'agent-only');
+      mkdirSync(agentProject);
+      await must('npm', ['init', '-y'], agentProject);
+      await must('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball('10xgraph-client'), tarball('10xgraph')], agentProject, {
+        timeoutMs: 300_000,
+      });
+      writeFileSync(join(agentProject, 'graph.mjs'), AGENT_GRAPH);
+      writeFileSync(join(agentProject, '10xgraph.json'), JSON.stringify({ ...GOOD_CONFIG, agent: 'graph.mjs:app' }, null, 2) + '\n');
+    });
+
+    test('node_modules holds no native module and no compiler', () => {
+      const found = { native: [] as string[], compilers: [] as string[] };
+      const walk = (folder: string) => {
+        for (const entry of readdirSync(folder, { withFileTypes: true })) {
+          const path = join(folder, entry.name);
+          const shown = path.slice(agentProject.length + 1);
+          if (entry.isDirectory()) {
+            if (COMPILERS.includes(entry.name) || (entry.name.startsWith('@esbuild') && folder.endsWith('node_modules'))) found.compilers.push(shown);
+            walk(path);
+          } else if (entry.name.endsWith('.node') || entry.name === 'binding.gyp') found.native.push(shown);
+        }
+      };
+      walk(join(agentProject, 'node_modules'));
+      assert.deepEqual(found, { native: [], compilers: [] });
+      // The peers are declared, and optional: npm installed none of them.
+      const manifest = JSON.parse(readFileSync(join(agentProject, 'node_modules', '10xgraph', 'package.json'), 'utf8')) as {
+        peerDependencies: Record<string, string>;
+        peerDependenciesMeta: Record<string, { optional?: boolean }>;
+      };
+      assert.deepEqual(Object.keys(manifest.peerDependencies).sort(), ['better-sqlite3', 'esbuild', 'json-schema-to-typescript', 'pg']);
+      for (const peer of Object.keys(manifest.peerDependencies)) {
+        assert.equal(manifest.peerDependenciesMeta[peer]?.optional, true, `${peer} is an optional peer`);
+        assert.equal(existsSync(join(agentProject, 'node_modules', peer)), false, `${peer} is not installed`);
+      }
+    });
+
+    test("an agent module importing '10xgraph' builds its graph and runs it, and 10xgraph audit loads it", async () => {
+      const ran = await must(process.execPath, ['--input-type=module', '-e', AGENT_RUN], agentProject);
+      assert.deepEqual(JSON.parse(ran.stdout), { nodes: ['greet', 'planner', 'tools'], status: 'waiting', calls: ['get_user_location'], text: 'Hello!' });
+      const audit = await run('npx', ['10xgraph', 'audit'], agentProject);
+      assert.equal(audit.code, 0, audit.stdout + audit.stderr);
+      assert.match(audit.stdout, /^10xgraph\.json: no problems; graph loaded from the agent module 'graph\.mjs:app'/m);
+    });
+
+    test('a command that needs an optional peer the project lacks exits 2 and says which and how to install it', async () => {
+      writeFileSync(join(agentProject, 'ts.json'), JSON.stringify({ ...GOOD_CONFIG, agent: 'graph:app' }, null, 2) + '\n');
+      writeFileSync(join(agentProject, 'graph.ts'), USER_GRAPH);
+      const cases: Array<[string[], string]> = [
+        [['api', '--port', '0'], '10xgraph api: threads in SQLite need the package better-sqlite3: npm install better-sqlite3'],
+        [['api', '--port', '0', '--db', 'postgres://nobody@127.0.0.1:1/threads'], '10xgraph api: threads in PostgreSQL need the package pg: npm install pg'],
+        [['api', '--port', '0', '--config', 'ts.json'], '10xgraph api: compiling graph.ts needs esbuild: npm install --save-dev esbuild'],
+        [['audit', 'ts.json'], 'compiling graph.ts needs esbuild: npm install --save-dev esbuild'],
+        [['types'], '10xgraph types needs json-schema-to-typescript and esbuild: npm install --save-dev json-schema-to-typescript esbuild'],
+      ];
+      for (const [args, message] of cases) {
+        const ran = await run('npx', ['10xgraph', ...args], agentProject, { timeoutMs: 60_000 });
+        assert.equal(ran.code, 2, `10xgraph ${args.join(' ')}: ${ran.stdout}${ran.stderr}`);
+        assert.ok(ran.stderr.includes(message), `10xgraph ${args.join(' ')} says '${message}' on stderr; it said:\n${ran.stderr}`);
+        assert.doesNotMatch(ran.stdout, /Listening on/);
+      }
+      // Nothing was made for the store that could not open.
+      assert.equal(existsSync(join(agentProject, '.10xgraph')), false, 'no .10xgraph folder without better-sqlite3');
+    });
   });
 });

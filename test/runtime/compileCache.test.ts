@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAgentGraph } from '../../runtime/src/api/index';
 import { ROOT } from '../support/run';
-import { RUNTIME_DIST } from './serverHelpers';
+import { API_DIST, RUNTIME_DIST } from './serverHelpers';
 
 const project = mkdtempSync(join(tmpdir(), '10xgraph-cache-test-'));
 const cacheFolder = join(project, 'node_modules', '.cache', '10xgraph');
@@ -43,9 +43,9 @@ async function nodeNames(spec = 'agent:app', configPath = config): Promise<strin
   return (await loadAgentGraph(configPath, spec)).describe().nodes.map((node) => node.name);
 }
 
-/** The node names of `agent:app` loaded by the built library (runtime/dist) in a new Node process. */
+/** The node names of `agent:app` loaded by the built agent loader (runtime/dist/api.js) in a new Node process. */
 function nodeNamesInProcess(configPath: string): string[] {
-  const script = `require(${JSON.stringify(RUNTIME_DIST)}).loadAgentGraph(${JSON.stringify(configPath)}, 'agent:app').then((g) => console.log(JSON.stringify(g.describe().nodes.map((n) => n.name))))`;
+  const script = `require(${JSON.stringify(API_DIST)}).loadAgentGraph(${JSON.stringify(configPath)}, 'agent:app').then((g) => console.log(JSON.stringify(g.describe().nodes.map((n) => n.name))))`;
   return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as string[];
 }
 

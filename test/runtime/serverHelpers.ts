@@ -12,8 +12,10 @@ import { ScriptedModel } from '../../runtime/src/models/index';
 export const ROOT = resolve(__dirname, '..', '..');
 /** The quick start's config. */
 export const QUICKSTART_CONFIG = resolve(ROOT, 'examples', 'quickstart', '10xgraph.json');
-/** The library bundle agent modules load. */
+/** The library bundle agent modules load (`10xgraph`). */
 export const RUNTIME_DIST = resolve(ROOT, 'runtime', 'dist', 'index.js');
+/** The API server's bundle (`10xgraph/api`): the server, the agent loader, the thread stores. */
+export const API_DIST = resolve(ROOT, 'runtime', 'dist', 'api.js');
 
 /** The quick start's remote tools, as `10xgraph.json` declares them. */
 export const REMOTE_TOOLS = [

@@ -15,7 +15,8 @@ import { createApiServer, SCHEMA_VERSION, SqliteThreadStore } from '../../runtim
 import { ApiProcess } from '../hardening/netSupport/apiProcess';
 import { poll } from '../support/poll';
 import { CLI, runCli } from '../support/run';
-import { buildTestGraph, getJson, postJson, resultsFor, userText } from './serverHelpers';
+import { buildTestGraph, getJson, postJson, resultsFor, ROOT, userText } from './serverHelpers';
+import type { Worker } from 'node:worker_threads';
 
 const AGENT = resolve(__dirname, 'storeAgent', '10xgraph.json');
 const quiet = { info() {}, warn() {}, error() {} };
@@ -352,6 +353,25 @@ describe('SIGTERM', () => {
       }
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('the checkpoint worker', () => {
+  test('runs from its own built file (runtime/dist/sqliteCheckpoint.js) and answers a checkpoint', async () => {
+    assert.ok(existsSync(join(ROOT, 'runtime', 'dist', 'sqliteCheckpoint.js')), 'node esbuild.mjs builds the worker');
+    const store = new SqliteThreadStore(join(folder, 'worker.sqlite'));
+    try {
+      const worker = (store as unknown as { checkpointer?: { worker?: Worker } }).checkpointer?.worker;
+      assert.ok(worker, 'the store started its checkpoint worker, not the fallback on the main connection');
+      const answer = await new Promise((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.postMessage('checkpoint');
+      });
+      assert.equal(answer, 'done');
+    } finally {
+      await store.close();
     }
   });
 });

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
-import { dirname, extname, join, relative, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Loader, Plugin } from 'esbuild';
 import { AgentCompileCache, type CompiledAgent, type ExternalPackage } from './compileCache';
@@ -14,6 +14,7 @@ import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
 import { GraphError } from '../graph/errors';
 import { isStateGraph } from '../graph/stateGraph';
 import { agentSpecMessage, checkAgentSpec, splitAgentSpec } from '../rules/rules/agent-invalid';
+import { loadPeer, MissingPeerError } from '../peers';
 import { Kind, NONE, parseTree } from '../rules/tree';
 
 /** Why an agent module could not be loaded. */
@@ -71,8 +72,8 @@ export function resolveAgentModule(configPath: string, agentSpec: string): { fil
 
 /**
  * Loads the agent module of `agentSpec` (relative to the folder of `configPath`) and returns the
- * compiled graph it exports. TypeScript modules are bundled with esbuild (their packages, `10xgraph`
- * included, stay external) and run as the module's own file; the compiled code is cached
+ * compiled graph it exports. TypeScript modules are bundled with esbuild (an optional peer of the
+ * package; their packages, `10xgraph` included, stay external) and run as the module's own file; the compiled code is cached
  * (./compileCache.ts). Graphs are recognised by their mark, not by
  * class, since the module loads its own copy of the library. Throws `AgentLoadError`.
  */
@@ -141,7 +142,13 @@ async function loadTypeScript(file: string): Promise<Record<string, unknown>> {
  */
 async function compileTypeScript(file: string): Promise<CompiledAgent> {
   // `require`, not `import()`: a dynamic import would start Node's ESM loader for this one package.
-  const esbuild = require('esbuild') as typeof import('esbuild');
+  let esbuild: typeof import('esbuild');
+  try {
+    esbuild = loadPeer('esbuild', `compiling ${shownPath(file)} needs esbuild`, () => require('esbuild') as typeof import('esbuild'));
+  } catch (error) {
+    if (error instanceof MissingPeerError) throw new AgentLoadError('agent-module-failed', error.message);
+    throw error;
+  }
   const inputs = new Map<string, string>();
   const externals: ExternalPackage[] = [];
   const listings = new Map<string, FolderListing>();
@@ -180,6 +187,12 @@ async function compileTypeScript(file: string): Promise<CompiledAgent> {
     const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
     throw new AgentLoadError('agent-module-failed', `Agent module ${file} does not compile: ${where}${first?.text ?? (error instanceof Error ? error.message : String(error))}`);
   }
+}
+
+/** `file` relative to the working folder when it is inside it (`graph.ts`), else as it is. */
+function shownPath(file: string): string {
+  const inside = relative(process.cwd(), file);
+  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside.split('\\').join('/') : file;
 }
 
 /** The installed esbuild's version (part of the cache key), or undefined when esbuild is not there. */

@@ -1,5 +1,7 @@
 /**
- * The API server of `10xgraph api`, usable as a library.
+ * `10xgraph/api`: the API server of `10xgraph api`, usable as a library, with the agent loader and
+ * the thread stores. Threads in SQLite need the optional peer better-sqlite3, in PostgreSQL pg, and
+ * a TypeScript agent module esbuild (runtime/src/peers.ts).
  */
 export { createApiServer, DEFAULT_MAX_BODY_BYTES } from './server';
 export type { ApiServer, ApiServerOptions, ApiLogger, RouteSummary, ServableGraph } from './server';
@@ -28,3 +30,5 @@ export { handleThreadRoute, CANCELLED_RESULT, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE }
 export { ApiError, statusForRunError } from './errors';
 export { parseRunRequest } from './validate';
 export type { RunRequest } from './validate';
+export { MissingPeerError } from '../peers';
+export type { Peer } from '../peers';

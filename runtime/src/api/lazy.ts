@@ -1,21 +1,24 @@
 /**
- * The packages only a running API server needs (ws, better-sqlite3, pino), loaded on first use.
- * Every agent module imports `10xgraph`, and `10xgraph audit` loads the agent module to know its
- * graph: loaded eagerly, these three cost more than the whole audit (README, Benchmarks).
- * Each is loaded once by Node's module cache; a missing package fails where it is first needed.
+ * The packages only a running API server needs (ws, better-sqlite3, pino), loaded on first use:
+ * a program that imports `10xgraph/api` for its agent loader or a store, and the CLI's audit
+ * (node:crypto for `--fix`), do not pay for a server they never start. The graph library agent
+ * modules import (`10xgraph`) holds none of this code. Each is loaded once by Node's module cache;
+ * a missing package fails where it is first needed (better-sqlite3, an optional peer, with a
+ * sentence that says how to install it).
  */
 import type * as WsModule from 'ws';
 import type BetterSqlite3 from 'better-sqlite3';
 import type PinoModule from 'pino';
+import { loadPeer } from '../peers';
 
 /** The `ws` package. */
 export function loadWs(): typeof WsModule {
   return require('ws') as typeof WsModule;
 }
 
-/** better-sqlite3's `Database` class (a native module). */
+/** better-sqlite3's `Database` class (a native module, an optional peer: runtime/src/peers.ts). */
 export function loadSqlite(): typeof BetterSqlite3 {
-  return require('better-sqlite3') as typeof BetterSqlite3;
+  return loadPeer('better-sqlite3', 'threads in SQLite need the package better-sqlite3', () => require('better-sqlite3') as typeof BetterSqlite3);
 }
 
 /** pino's default export. */

@@ -8,7 +8,7 @@ import { LOG_FORMATS, LOG_LEVELS, parseLogFormat, parseLogLevel } from '../api/l
 import { checkOriginSettings, OriginSettingError, splitList } from '../api/origin';
 import { ApiStartupError, startApiServer, type StartApiOptions } from '../api/start';
 import { parseStoreTarget } from '../api/store/index';
-import { readArgs, UsageError } from './args';
+import { readArgs, UsageError, type OptionSpecs } from './args';
 import { escapeControl } from '../text/escapeControl';
 
 const HELP = `usage: 10xgraph api [--config FILE] [--host HOST] [--port PORT] [--db FILE|URL]
@@ -48,11 +48,24 @@ closes the thread database and exits 0.
 
 Exit status: 0 stopped cleanly, 1 errors in the config, 2 could not run.`;
 
+const OPTIONS: OptionSpecs = {
+  help: { type: 'boolean', short: 'h' },
+  config: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  db: { type: 'string' },
+  'thread-lease': { type: 'string' },
+  'cors-origin': { type: 'string' },
+  'allowed-host': { type: 'string' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
+};
+
 function parseArgs(argv: string[]): StartApiOptions | 'help' {
   const options: StartApiOptions = { host: '127.0.0.1', port: 8000 };
   const corsOrigins: string[] = [];
   const allowedHosts: string[] = [];
-  for (const { flag, value } of readArgs(argv)) {
+  for (const { flag, value } of readArgs(argv, OPTIONS)) {
     switch (flag) {
       case '-h':
       case '--help':

@@ -13,7 +13,7 @@ import { configFilesOf, defaultConfigPath } from '../workspace/configFiles';
 import { FileChangedError, writeFixedFile } from './fixFile';
 import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
 import type { GraphSource } from './auditGraph';
-import { readArgs, UsageError } from './args';
+import { readArgs, UsageError, type OptionSpecs } from './args';
 import { escapeControl } from '../text/escapeControl';
 
 const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
@@ -55,10 +55,19 @@ interface AuditArgs {
   project: boolean;
 }
 
+const OPTIONS: OptionSpecs = {
+  help: { type: 'boolean', short: 'h' },
+  'graph-url': { type: 'string' },
+  'no-graph': { type: 'boolean' },
+  fix: { type: 'boolean' },
+  format: { type: 'string' },
+  'timeout-ms': { type: 'string' },
+};
+
 function parseArgs(argv: string[]): AuditArgs | 'help' {
   const args: AuditArgs = { file: '', noGraph: false, format: 'text', fix: false, timeoutMs: 2000, project: false };
   let fileSeen = false;
-  for (const { flag, value } of readArgs(argv)) {
+  for (const { flag, value } of readArgs(argv, OPTIONS)) {
     switch (flag) {
       case '-h':
       case '--help':

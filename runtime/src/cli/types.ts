@@ -9,10 +9,11 @@ import { analyzeConfig, LineIndex, NONE, type RemoteToolSchema, type Tree } from
 import { countProblems, formatProblemLine } from '../rules/problemText';
 import { defaultConfigPath } from '../workspace/configFiles';
 import { displayPath, readConfigText } from '../workspace/configFile';
-import { readArgs, UsageError } from './args';
+import { readArgs, UsageError, type OptionSpecs } from './args';
 import { GeneratedFileError, writeGeneratedFile } from './fixFile';
 import { escapeControl } from '../text/escapeControl';
 import { escapeComment, pointerSegment, prepareToolSchema, type SchemaPath } from './typesSchema';
+import { isMissingPeer, MissingPeerError, type Peer } from '../peers';
 
 const HELP = `usage: 10xgraph types [FILE] [--out FILE]
 
@@ -40,10 +41,12 @@ interface TypesArgs {
   out?: string;
 }
 
+const OPTIONS: OptionSpecs = { help: { type: 'boolean', short: 'h' }, out: { type: 'string' } };
+
 function parseArgs(argv: string[]): TypesArgs | 'help' {
   const args: TypesArgs = { file: '' };
   let fileSeen = false;
-  for (const { flag, value } of readArgs(argv)) {
+  for (const { flag, value } of readArgs(argv, OPTIONS)) {
     switch (flag) {
       case '-h':
       case '--help':
@@ -160,6 +163,29 @@ function offsetOf(tree: Tree, tool: number, path: SchemaPath): number | undefine
   return tree.start[node];
 }
 
+/**
+ * The optional peers `10xgraph types` needs and the project lacks: json-schema-to-typescript writes
+ * the types, esbuild checks that they are declarations only. Both are named at once, so one
+ * install command mends it.
+ */
+function missingTypesPeers(): Peer[] {
+  const probes: Array<[Peer, () => string]> = [
+    ['json-schema-to-typescript', () => require.resolve('json-schema-to-typescript')],
+    ['esbuild', () => require.resolve('esbuild')],
+  ];
+  return probes
+    .filter(([peer, probe]) => {
+      try {
+        probe();
+        return false;
+      } catch (error) {
+        if (isMissingPeer(error, peer)) return true;
+        throw error;
+      }
+    })
+    .map(([peer]) => peer);
+}
+
 /** Runs `10xgraph types` with `argv`; resolves to the exit code. */
 export async function runTypes(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   let args: TypesArgs | 'help';
@@ -172,6 +198,11 @@ export async function runTypes(argv: string[], out: NodeJS.WritableStream = proc
   if (args === 'help') {
     out.write(HELP + '\n');
     return 0;
+  }
+  const missing = missingTypesPeers();
+  if (missing.length > 0) {
+    err.write(`${new MissingPeerError(missing, `10xgraph types needs ${missing.join(' and ')}`).message}\n`);
+    return 2;
   }
   const path = resolve(args.file || defaultConfigPath());
   const shown = displayPath(path);

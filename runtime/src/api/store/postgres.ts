@@ -28,6 +28,7 @@ import {
   type ThreadStore,
 } from './contract';
 import { newerSchemaMessage, POSTGRES_MIGRATIONS, SCHEMA_VERSION } from './migrations';
+import { importPeer } from '../../peers';
 
 /** Options of a PostgreSQL store. */
 export interface PostgresStoreOptions {
@@ -131,7 +132,7 @@ export class PostgresThreadStore implements ThreadStore {
    */
   static async open(url: string, options: PostgresStoreOptions = {}): Promise<PostgresThreadStore> {
     const location = redactUrl(url);
-    const pg = await import('pg');
+    const pg = await importPeer('pg', 'threads in PostgreSQL need the package pg', () => import('pg'));
     const PoolClass = (pg.default ?? pg).Pool;
     const pool = new PoolClass({
       connectionString: url,

@@ -18,7 +18,7 @@
  */
 import type Database from 'better-sqlite3';
 import { loadSqlite } from '../lazy';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
@@ -39,6 +39,7 @@ import {
   type ThreadStore,
 } from './contract';
 import { newerSchemaMessage, SCHEMA_VERSION, SQLITE_MIGRATIONS } from './migrations';
+import type { CheckpointMessage, CheckpointWorkerData } from './checkpointWorker';
 
 /** Options of a SQLite store. */
 export interface SqliteStoreOptions {
@@ -92,6 +93,8 @@ export class SqliteThreadStore implements ThreadStore {
     this.location = path;
     this.busyMs = options.busyMs ?? DEFAULT_SQLITE_BUSY_MS;
     const memory = path === ':memory:';
+    // Before any folder or file is made: without better-sqlite3 (an optional peer) nothing is written.
+    loadSqlite();
     // The file itself, by its real path: every name of it shares one lock, one WAL and one -shm.
     const file = memory ? path : locateDatabase(path);
     if (!memory) this.holder = claimFile(path, file);
@@ -285,26 +288,16 @@ export class SqliteThreadStore implements ThreadStore {
 /** How often the background checkpoint runs when there were commits. */
 const CHECKPOINT_EVERY_MS = 500;
 
-/** The checkpoint worker: its own connection to the file, one PASSIVE checkpoint per message. */
-const CHECKPOINT_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.module);
-const db = new Database(workerData.path);
-db.pragma('busy_timeout = 0');
-parentPort.on('message', (message) => {
-  if (message === 'close') {
-    db.close();
-    parentPort.close();
-    return;
-  }
-  try {
-    db.pragma('wal_checkpoint(PASSIVE)');
-  } catch {
-    // Busy or failing now: the next round tries again.
-  }
-  parentPort.postMessage('done');
-});
-`;
+/**
+ * The checkpoint worker's file (./checkpointWorker.ts, built by esbuild.mjs as
+ * runtime/dist/sqliteCheckpoint.js): beside the bundle that holds this code, or, when the store runs
+ * from the repository's sources (tests, benchmarks: a worker thread does not inherit their
+ * TypeScript loader), the built one in runtime/dist. Undefined when there is none: checkpoints
+ * then run on the main connection.
+ */
+function checkpointWorkerFile(): string | undefined {
+  return [join(__dirname, 'sqliteCheckpoint.js'), join(__dirname, '..', '..', '..', 'dist', 'sqliteCheckpoint.js')].find((file) => existsSync(file));
+}
 
 /**
  * Runs checkpoints off the event loop: in a worker thread when one can start, else (as a
@@ -317,14 +310,17 @@ class Checkpointer {
   private readonly timer: NodeJS.Timeout;
 
   constructor(path: string, inline: () => void) {
+    const file = checkpointWorkerFile();
     try {
-      this.worker = new Worker(CHECKPOINT_WORKER, { eval: true, workerData: { path, module: require.resolve('better-sqlite3') } });
-      this.worker.unref();
-      this.worker.on('message', () => (this.busy = false));
-      this.worker.on('error', () => {
+      const data: CheckpointWorkerData = { path };
+      const worker = file === undefined ? undefined : new Worker(file, { workerData: data });
+      worker?.unref();
+      worker?.on('message', () => (this.busy = false));
+      worker?.on('error', () => {
         this.worker = undefined;
         this.busy = false;
       });
+      this.worker = worker;
     } catch {
       this.worker = undefined;
     }
@@ -333,7 +329,7 @@ class Checkpointer {
       this.dirty = false;
       if (this.worker) {
         this.busy = true;
-        this.worker.postMessage('checkpoint');
+        this.worker.postMessage('checkpoint' satisfies CheckpointMessage);
       } else {
         try {
           inline();
@@ -356,7 +352,7 @@ class Checkpointer {
     this.worker = undefined;
     if (!worker) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.postMessage('close');
+    worker.postMessage('close' satisfies CheckpointMessage);
     await Promise.race([exited, sleep(2000).then(() => worker.terminate())]);
   }
 }
