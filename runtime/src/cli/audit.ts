@@ -60,6 +60,7 @@ const OPTIONS: OptionSpecs = {
   'graph-url': { type: 'string' },
   'no-graph': { type: 'boolean' },
   fix: { type: 'boolean' },
+  project: { type: 'boolean' },
   format: { type: 'string' },
   'timeout-ms': { type: 'string' },
 };
