@@ -3,7 +3,8 @@
  * a file: it only converts, links each code to its documentation and carries the rule set's
  * fixes in `data`, so code actions never parse a message or re-run a rule.
  */
-import { type Diagnostic, DiagnosticSeverity, type Range } from 'vscode-languageserver';
+import type { Diagnostic, Range } from 'vscode-languageserver';
+import { DiagnosticSeverity } from 'vscode-languageserver-types';
 import { type Fix, type Problem, ruleDocsAnchor, type Severity } from '10xgraph/rules';
 import type { Positions } from './positions';
 
