@@ -15,7 +15,7 @@ const RULES_DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/d
 const DIAGNOSTIC_SOURCE = '10xgraph';
 
 /** The code of the one diagnostic a file too large to check gets (not a rule: the file may be fine). */
-const FILE_TOO_LARGE_CODE = 'file-too-large';
+export const FILE_TOO_LARGE_CODE = 'file-too-large';
 
 /** Files longer than this (in UTF-16 code units, about 5 MB of ASCII) are not parsed while typing. */
 export const MAX_DOCUMENT_LENGTH = 5 * 1024 * 1024;
