@@ -82,6 +82,29 @@ const graphErrorsFromIndex = {
   },
 };
 
+/**
+ * In the language server, the source parser of the project index (@babel/parser, the largest part
+ * of the bundle) is evaluated on the first parse, not at start-up: `parse` is a function that
+ * requires the package when first called. The first diagnostics of a config need no source parsed,
+ * so they do not wait for it, and a server that never parses a source never builds it.
+ * @type {import('esbuild').Plugin}
+ */
+const lazySourceParser = {
+  name: 'lazy-source-parser',
+  setup(build) {
+    build.onResolve({ filter: /^@babel\/parser$/ }, (args) => (args.namespace === 'lazy-parser' ? undefined : { path: args.path, namespace: 'lazy-parser' }));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-parser' }, () => ({
+      loader: 'js',
+      resolveDir: resolve('server'),
+      contents: `let loaded;
+const load = () => (loaded ??= require('@babel/parser'));
+exports.parse = (...args) => load().parse(...args);
+exports.parseExpression = (...args) => load().parseExpression(...args);
+`,
+    }));
+  },
+};
+
 /** @type {Array<import('esbuild').BuildOptions & {entry: string}>} */
 const bundles = [
   // The CLI (`10xgraph audit`, `10xgraph api`). Native and compiler packages stay external:
@@ -142,8 +165,9 @@ const bundles = [
   { entry: 'runtime/src/client.ts', outfile: 'runtime/dist/client.mjs', platform: 'neutral', external: ['10xgraph-client'], format: 'esm', mainFields: ['module', 'main'] },
   // The language server: one file, no node_modules at run time. The same bundle twice: in the
   // .vsix (dist/, beside the extension) and in the `10xgraph-language-server` package.
-  { entry: 'server/src/main.ts', outfile: 'dist/server.js', platform: 'node', format: 'cjs' },
-  { entry: 'server/src/main.ts', outfile: 'server/dist/server.js', platform: 'node', format: 'cjs' },
+  // @babel/parser is evaluated on its first use: see lazySourceParser.
+  { entry: 'server/src/main.ts', outfile: 'dist/server.js', platform: 'node', format: 'cjs', plugins: [lazySourceParser] },
+  { entry: 'server/src/main.ts', outfile: 'server/dist/server.js', platform: 'node', format: 'cjs', plugins: [lazySourceParser] },
   // The VS Code extension.
   { entry: 'client/src/extension.ts', outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] },
 ];

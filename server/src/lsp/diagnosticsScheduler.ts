@@ -16,7 +16,7 @@ import {
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageService } from '../service';
 import type { ClientSupport } from './capabilities';
-import type { Logger } from './context';
+import type { Logger } from './logger';
 import type { DocumentState, DocumentStates } from './documentStates';
 import type { ServerProject } from './project';
 

@@ -16,7 +16,7 @@ import { positionsOf } from '../positions';
 import { type AgentSource, readFromSourceNote } from '../project';
 import { type CheckedConfig, type ConfigState, guessAgentSpec, type LanguageService, readAgentSpec } from '../service';
 import { flatNamesKey } from './configNames';
-import type { Logger } from './context';
+import type { Logger } from './logger';
 import type { LiveGraphs } from './liveGraphs';
 import type { ServerProject } from './project';
 import type { SettingsStore } from './settings';

@@ -13,7 +13,7 @@ import type { Settings } from '../../../common/settings';
 import { GraphCache, graphCacheFolder } from '../graphCache';
 import { type FetchGraph, type LiveGraphClient, LiveGraphHub, passiveStatus, type WantedGraph } from '../liveGraph';
 import type { AgentSource } from '../project';
-import type { Logger } from './context';
+import type { Logger } from './logger';
 import type { SettingsStore } from './settings';
 
 /** What the live graphs need of the server around them. */

@@ -10,7 +10,7 @@ import { configFactsOfFlat } from '../configFacts';
 import { type AgentSource, graphNotReadDiagnostic } from '../project';
 import { type ConfigView, ProjectService } from '../projectService';
 import type { CheckedConfig, ProjectFeatures } from '../service';
-import type { Logger } from './context';
+import type { Logger } from './logger';
 import { flatToolNames } from './configNames';
 import type { SettingsStore } from './settings';
 

@@ -8,7 +8,7 @@ import { DEFAULT_SETTINGS, parseSettings, sectionFromInitializationOptions, type
 import { matchAny } from '../glob';
 import type { WantedGraph } from '../liveGraph';
 import { matchPathsOf } from '../paths';
-import type { Logger } from './context';
+import type { Logger } from './logger';
 
 // A client that declares `workspace/configuration` but never answers must not hang validation.
 const CONFIGURATION_TIMEOUT_MS = 5000;
