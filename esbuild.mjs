@@ -2,6 +2,7 @@
 // A missing entry is an error: a bundle that silently stops being built would ship stale.
 import * as esbuild from 'esbuild';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 
 const production = process.argv.includes('--production');
@@ -83,19 +84,23 @@ const graphErrorsFromIndex = {
 };
 
 /**
- * In the language server, the source parser of the project index (@babel/parser, the largest part
- * of the bundle) is evaluated on the first parse, not at start-up: `parse` is a function that
- * requires the package when first called. The first diagnostics of a config need no source parsed,
- * so they do not wait for it, and a server that never parses a source never builds it.
+ * Two parts of the language server are files of their own beside it (server-parser.js,
+ * server-ajv.js), read on first use, so that its start-up neither compiles nor evaluates them: the
+ * source parser of the project index (@babel/parser, the largest part) and ajv, which the rule set
+ * needs only for a schema its own checks cannot settle. The first diagnostics of a config need
+ * neither. The rule set requires ajv inside a function already; @babel/parser, which
+ * sourceFacts.ts imports, gets a stand-in whose `parse` requires the file when first called.
  * @type {import('esbuild').Plugin}
  */
-const lazySourceParser = {
-  name: 'lazy-source-parser',
+const SERVER_CHUNKS = { '@babel/parser': './server-parser.js', ajv: './server-ajv.js' };
+const serverChunks = {
+  name: 'server-chunks',
   setup(build) {
-    build.onResolve({ filter: /^@babel\/parser$/ }, (args) => (args.namespace === 'lazy-parser' ? undefined : { path: args.path, namespace: 'lazy-parser' }));
-    build.onLoad({ filter: /.*/, namespace: 'lazy-parser' }, () => ({
+    build.onResolve({ filter: /^(@babel\/parser|ajv)$/ }, (args) =>
+      args.path === 'ajv' || args.namespace === 'server-chunk' ? { path: SERVER_CHUNKS[args.path], external: true } : { path: args.path, namespace: 'server-chunk' },
+    );
+    build.onLoad({ filter: /.*/, namespace: 'server-chunk' }, () => ({
       loader: 'js',
-      resolveDir: resolve('server'),
       contents: `let loaded;
 const load = () => (loaded ??= require('@babel/parser'));
 exports.parse = (...args) => load().parse(...args);
@@ -104,6 +109,7 @@ exports.parseExpression = (...args) => load().parseExpression(...args);
     }));
   },
 };
+const requireHere = createRequire(import.meta.url);
 
 /** @type {Array<import('esbuild').BuildOptions & {entry: string}>} */
 const bundles = [
@@ -163,11 +169,16 @@ const bundles = [
   { entry: 'client-sdk/src/wire.ts', outfile: 'client-sdk/dist/wire.mjs', platform: 'neutral', format: 'esm', target: 'es2022' },
   { entry: 'runtime/src/client.ts', outfile: 'runtime/dist/client.js', platform: 'neutral', external: ['10xgraph-client'], format: 'cjs', mainFields: ['module', 'main'] },
   { entry: 'runtime/src/client.ts', outfile: 'runtime/dist/client.mjs', platform: 'neutral', external: ['10xgraph-client'], format: 'esm', mainFields: ['module', 'main'] },
-  // The language server: one file, no node_modules at run time. The same bundle twice: in the
-  // .vsix (dist/, beside the extension) and in the `10xgraph-language-server` package.
-  // @babel/parser is evaluated on its first use: see lazySourceParser.
-  { entry: 'server/src/main.ts', outfile: 'dist/server.js', platform: 'node', format: 'cjs', plugins: [lazySourceParser] },
-  { entry: 'server/src/main.ts', outfile: 'server/dist/server.js', platform: 'node', format: 'cjs', plugins: [lazySourceParser] },
+  // The language server: one file and its two parts read on first use, no node_modules at run time.
+  // The same bundle twice: in the .vsix (dist/, beside the extension) and in the
+  // `10xgraph-language-server` package.
+  // @babel/parser and ajv are files of their own beside it, read on first use: see serverChunks.
+  { entry: 'server/src/main.ts', outfile: 'dist/server.js', platform: 'node', format: 'cjs', plugins: [serverChunks] },
+  { entry: 'server/src/main.ts', outfile: 'server/dist/server.js', platform: 'node', format: 'cjs', plugins: [serverChunks] },
+  ...['dist', 'server/dist'].flatMap((folder) => [
+    { entry: requireHere.resolve('@babel/parser'), outfile: `${folder}/server-parser.js`, platform: 'node', format: 'cjs' },
+    { entry: requireHere.resolve('ajv'), outfile: `${folder}/server-ajv.js`, platform: 'node', format: 'cjs' },
+  ]),
   // The VS Code extension.
   { entry: 'client/src/extension.ts', outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] },
 ];
@@ -188,7 +199,10 @@ function writeAtomically(result) {
 // A production build is what ships (the .vsix and the npm packages): no source maps; the two
 // programs nobody imports (the extension and the language server) are minified as well, the
 // libraries stay readable for their users' debuggers.
-const MINIFIED = new Set(['dist/extension.js', 'dist/server.js', 'server/dist/server.js']);
+const MINIFIED = new Set([
+  'dist/extension.js',
+  ...['dist', 'server/dist'].flatMap((folder) => ['server.js', 'server-parser.js', 'server-ajv.js'].map((file) => `${folder}/${file}`)),
+]);
 const contexts = [];
 for (const { entry, ...options } of bundles) {
   if (!existsSync(entry)) {

@@ -194,9 +194,10 @@ async function measureStartup(kind: '10xgraph' | 'json', tools: number, dir: str
     const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
     return { ms: elapsed, rssMiB: residentMiB(child.pid!) };
   } finally {
-    await Promise.race([connection.sendRequest(ShutdownRequest.type).then(() => connection.sendNotification(ExitNotification.type)), new Promise((r) => setTimeout(r, 2000))]).catch(
-      () => undefined,
-    );
+    await Promise.race([
+      connection.sendRequest(ShutdownRequest.type).then(() => connection.sendNotification(ExitNotification.type)),
+      new Promise((r) => setTimeout(r, 2000)),
+    ]).catch(() => undefined);
     if (child.exitCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
       setTimeout(() => child.kill(), 2000).unref();
@@ -238,8 +239,9 @@ The time from spawning the server to receiving the first \`publishDiagnostics\` 
 (VmRSS) at that moment; the median of ${STARTUP_RUNS} spawns each. Beside it, \`vscode-json-language-server\` (from
 vscode-langservers-extracted) given \`schemas/10xgraph.schema.json\` for the file through \`json.schemas\`: the
 same file, validated against the schema. That server waits 500 ms after a document opens before it validates
-(its \`validationDelayMs\`), which is part of what an editor waits for. The source parsers of the project index
-(@babel/parser) are not loaded until the index first parses a file. Times in ms.
+(its \`validationDelayMs\`), which is part of what an editor waits for. The source parser of the project index
+(@babel/parser, \`dist/server-parser.js\`) is not read until a source is first parsed, nor ajv
+(\`dist/server-ajv.js\`) until a schema needs it. Times in ms.
 
 ${table(['tools', '10xgraph: spawn → diagnostics', 'resident', 'vscode-json-language-server', 'resident', 'speed-up'], rows)}
 

@@ -61,6 +61,7 @@ export function startServer(connection: Connection, environment: ServerEnvironme
     logger,
     now,
     changed: refresh,
+    diagnosticsSettled: () => context.diagnostics.settled(),
     unreadSourceOf: (config) => context.states.unreadSourceOf(config),
   });
   context.service = getLanguageService({ configFiles: (uri) => configFilesOf(uri, context.settings.folders), project: context.project.features, now });

@@ -298,6 +298,7 @@ describe('the language service, in-process', () => {
         logger,
         now: Date.now,
         changed: () => undefined,
+        diagnosticsSettled: async () => undefined,
         unreadSourceOf: () => undefined,
       });
       projectService = getLanguageService({ project: project.features });

@@ -39,8 +39,27 @@ export class DiagnosticsScheduler {
   private readonly published = new Set<string>();
   private readonly validating = new Set<string>();
   private readonly again = new Set<string>();
+  /** Validations and pulls under way, and who waits for there to be none. */
+  private running = 0;
+  private waiting: Array<() => void> = [];
 
   constructor(private readonly host: DiagnosticsHost) {}
+
+  /** Resolves when no document is being validated (at once when none is). */
+  settled(): Promise<void> {
+    return this.running === 0 ? Promise.resolve() : new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private begin(): void {
+    this.running++;
+  }
+
+  private end(): void {
+    if (--this.running > 0) return;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
+  }
 
   /** What a pulled report of `state` depends on: the state, and where the project's diagnostics are (their text follows from both). */
   private reportIdOf(state: DocumentState): string {
@@ -50,6 +69,15 @@ export class DiagnosticsScheduler {
 
   /** Answers `textDocument/diagnostic`. */
   async pull(uri: string, previousResultId: string | undefined): Promise<DocumentDiagnosticReport> {
+    this.begin();
+    try {
+      return await this.report(uri, previousResultId);
+    } finally {
+      this.end();
+    }
+  }
+
+  private async report(uri: string, previousResultId: string | undefined): Promise<DocumentDiagnosticReport> {
     const { documents, project, states, service } = this.host;
     const doc = documents.get(uri);
     if (!doc) return EMPTY;
@@ -84,6 +112,7 @@ export class DiagnosticsScheduler {
       return;
     }
     this.validating.add(uri);
+    this.begin();
     const { connection, documents, project, states, service, logger } = this.host;
     void (async () => {
       try {
@@ -115,6 +144,7 @@ export class DiagnosticsScheduler {
         logger.logError(`validating ${uri}`, error);
       } finally {
         this.validating.delete(uri);
+        this.end();
       }
     })();
   }

@@ -16,6 +16,8 @@ import type { SettingsStore } from './settings';
 
 // After an edit, the project index waits this long before its next file.
 const GIVE_WAY_MS = 10;
+// The first file of the first index waits at most this long for the diagnostics under way.
+const FIRST_DIAGNOSTICS_WAIT_MS = 1000;
 
 /** What the project needs of the server around it. */
 export interface ServerProjectHost {
@@ -26,6 +28,8 @@ export interface ServerProjectHost {
   now: () => number;
   /** The project changed: diagnostics of open documents may change. */
   changed: () => void;
+  /** Resolves when no document is being validated. */
+  diagnosticsSettled: () => Promise<void>;
   /** The agent module read from its source when no graph could be read from it exactly, for a config the server checked. */
   unreadSourceOf: (config: CheckedConfig) => AgentSource | undefined;
 }
@@ -37,6 +41,8 @@ export class ServerProject {
   readonly features: ProjectFeatures;
   /** When a document last changed: the project index gives way to typing. */
   private lastEdit = 0;
+  /** Whether the index has read a file yet. */
+  private reading = false;
 
   constructor(private readonly host: ServerProjectHost) {
     const service = (this.service = new ProjectService({
@@ -85,9 +91,17 @@ export class ServerProject {
    * Resolves when the project index may read its next file: at once (next turn of the event loop)
    * unless a document changed in the last few milliseconds, then once that many have passed, so
    * that the diagnostics of the next keystroke rarely wait behind a parse. One wait per file at most:
-   * typing slows the index, never stops it.
+   * typing slows the index, never stops it. Before its very first file, the index waits for the
+   * diagnostics under way (the first diagnostics of the configs just opened), a second at most.
    */
   private giveWay(): Promise<void> {
+    if (!this.reading) {
+      // The first file (and the parser it loads) waits for the diagnostics of the documents just opened.
+      this.reading = true;
+      // A turn of the event loop first, so that a didOpen already received has started its validation.
+      const settled = new Promise((resolve) => setImmediate(resolve)).then(() => this.host.diagnosticsSettled());
+      return Promise.race([settled, new Promise<void>((resolve) => setTimeout(resolve, FIRST_DIAGNOSTICS_WAIT_MS).unref())]);
+    }
     const since = this.host.now() - this.lastEdit;
     if (since >= GIVE_WAY_MS || since < 0) return new Promise((resolve) => setImmediate(resolve));
     return new Promise((resolve) => setTimeout(resolve, GIVE_WAY_MS - since));
