@@ -2,6 +2,7 @@
 // A missing entry is an error: a bundle that silently stops being built would ship stale.
 import * as esbuild from 'esbuild';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 
 const production = process.argv.includes('--production');
@@ -33,6 +34,21 @@ const graphErrorsFromIndex = {
     build.onResolve({ filter: /(^|\/)errors$/ }, (args) => (resolve(args.resolveDir, args.path) === errors ? { path: './index.js', external: true } : undefined));
   },
 };
+
+/**
+ * ajv, which the rule set needs only for a schema its own checks cannot settle, is a file of its
+ * own beside the language server (server-ajv.js), read on first use, so that start-up neither
+ * compiles nor evaluates it: the first diagnostics of a config rarely need it. The rule set
+ * requires ajv inside a function already.
+ * @type {import('esbuild').Plugin}
+ */
+const serverChunks = {
+  name: 'server-chunks',
+  setup(build) {
+    build.onResolve({ filter: /^ajv$/ }, () => ({ path: './server-ajv.js', external: true }));
+  },
+};
+const requireHere = createRequire(import.meta.url);
 
 /** @type {Array<import('esbuild').BuildOptions & {entry: string}>} */
 const bundles = [
@@ -89,10 +105,13 @@ const bundles = [
   { entry: 'client-sdk/src/wire.ts', outfile: 'client-sdk/dist/wire.mjs', platform: 'neutral', format: 'esm', target: 'es2022' },
   { entry: 'runtime/src/client.ts', outfile: 'runtime/dist/client.js', platform: 'neutral', external: ['10xgraph-client'], format: 'cjs', mainFields: ['module', 'main'] },
   { entry: 'runtime/src/client.ts', outfile: 'runtime/dist/client.mjs', platform: 'neutral', external: ['10xgraph-client'], format: 'esm', mainFields: ['module', 'main'] },
-  // The language server: one file, no node_modules at run time. The same bundle twice: in the
-  // .vsix (dist/, beside the extension) and in the `10xgraph-language-server` package.
-  { entry: 'server/src/main.ts', outfile: 'dist/server.js', platform: 'node', format: 'cjs' },
-  { entry: 'server/src/main.ts', outfile: 'server/dist/server.js', platform: 'node', format: 'cjs' },
+  // The language server: one file and its part read on first use (ajv), no node_modules at run time.
+  // The same bundle twice: in the .vsix (dist/, beside the extension) and in the
+  // `10xgraph-language-server` package.
+  // ajv is a file of its own beside it, read on first use: see serverChunks.
+  { entry: 'server/src/main.ts', outfile: 'dist/server.js', platform: 'node', format: 'cjs', plugins: [serverChunks] },
+  { entry: 'server/src/main.ts', outfile: 'server/dist/server.js', platform: 'node', format: 'cjs', plugins: [serverChunks] },
+  ...['dist', 'server/dist'].map((folder) => ({ entry: requireHere.resolve('ajv'), outfile: `${folder}/server-ajv.js`, platform: 'node', format: 'cjs' })),
   // The VS Code extension.
   { entry: 'client/src/extension.ts', outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: ['vscode'] },
 ];
@@ -113,7 +132,10 @@ function writeAtomically(result) {
 // A production build is what ships (the .vsix and the npm packages): no source maps; the two
 // programs nobody imports (the extension and the language server) are minified as well, the
 // libraries stay readable for their users' debuggers.
-const MINIFIED = new Set(['dist/extension.js', 'dist/server.js', 'server/dist/server.js']);
+const MINIFIED = new Set([
+  'dist/extension.js',
+  ...['dist', 'server/dist'].flatMap((folder) => ['server.js', 'server-ajv.js'].map((file) => `${folder}/${file}`)),
+]);
 const contexts = [];
 for (const { entry, ...options } of bundles) {
   if (!existsSync(entry)) {

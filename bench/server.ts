@@ -3,9 +3,14 @@
  * `didChange` to the diagnostics published for that version, p50 and p95 over 200 edits, on
  * files of 100, 1,000 and 10,000 tools; the server's resident memory with the 10,000-tool file
  * open. Side by side, in the same run: the rule set's own audit of the same text (the floor)
- * and `vscode-json-languageservice` parsing and validating it against the schema.
+ * and `vscode-json-languageservice` parsing and validating it against the schema. Then the time
+ * from spawning the server to the first diagnostics of a config opened at once, and its resident
+ * memory then (before any project index runs: no workspace folder), against
+ * `vscode-json-language-server` (vscode-langservers-extracted) validating the same file against
+ * the schema, at 1,000 and 10,000 tools.
  *
- *   node --import tsx bench/server.ts      # after `npm run build`; prints the Markdown section
+ *   node --import tsx bench/server.ts            # after `npm run build`; prints the Markdown section
+ *   node --import tsx bench/server.ts --startup  # the start-up table alone
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +19,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   createProtocolConnection,
+  DidChangeConfigurationNotification,
   DidChangeTextDocumentNotification,
   DidOpenTextDocumentNotification,
   ExitNotification,
@@ -31,6 +37,13 @@ import { median, ms, percentile, table, timeRuns } from './measure';
 
 const ROOT = join(__dirname, '..');
 const SIZES = [100, 1_000, 10_000] as const;
+const STARTUP_SIZES = [1_000, 10_000] as const;
+/** Spawns per server and size: the median is reported. */
+const STARTUP_RUNS = 5;
+/** The targets of the start-up table: at least this many times faster than the JSON language server, at most this many MiB resident. */
+const STARTUP_SPEEDUP = 5;
+const STARTUP_MAX_RSS_MIB = 60;
+const JSON_SERVER = join(ROOT, 'node_modules', 'vscode-langservers-extracted', 'lib', 'json-language-server', 'node', 'jsonServerMain.js');
 const EDITS = 200;
 /** No size spends longer than this on edits, so a slow machine still finishes in bounded time. */
 const MAX_SECONDS_PER_SIZE = 30;
@@ -138,12 +151,112 @@ async function measureSize(tools: number, dir: string, log: (line: string) => vo
   return result;
 }
 
+/** One server's start-up: spawn to the first diagnostics of a config opened at once, and its resident memory then. */
+interface Startup {
+  ms: number;
+  rssMiB: number | undefined;
+}
+
+/**
+ * Spawns `kind`'s server, initializes it, opens the config of `tools` tools and waits for its first
+ * `publishDiagnostics`. The JSON language server is told the schema of the file first (as VS Code's
+ * `json.schemas` would), so that it validates what the 10xgraph server checks, not syntax alone.
+ */
+async function measureStartup(kind: '10xgraph' | 'json', tools: number, dir: string): Promise<Startup> {
+  const text = generateConfig(tools);
+  const uri = pathToFileURL(join(dir, `start-${tools}`, '10xgraph.json')).href;
+  const start = process.hrtime.bigint();
+  const child = spawn(process.execPath, [kind === '10xgraph' ? join(ROOT, 'dist', 'server.js') : JSON_SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  const first = new Promise<void>((resolve) =>
+    connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
+      if (p.uri === uri) resolve();
+    }),
+  );
+  connection.listen();
+  try {
+    await connection.sendRequest(InitializeRequest.type, {
+      processId: process.pid,
+      rootUri: null,
+      workspaceFolders: null,
+      capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } },
+      initializationOptions: kind === '10xgraph' ? { storagePath: join(dir, 'cache'), settings: { server: { enabled: false } } } : { provideFormatter: false },
+    });
+    await connection.sendNotification(InitializedNotification.type, {});
+    if (kind === 'json') {
+      const schema = pathToFileURL(join(ROOT, 'schemas', '10xgraph.schema.json')).href;
+      await connection.sendNotification(DidChangeConfigurationNotification.type, {
+        settings: { json: { validate: { enable: true }, schemas: [{ fileMatch: ['10xgraph.json'], url: schema }] } },
+      });
+    }
+    await connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'json', version: 1, text } });
+    await first;
+    const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+    return { ms: elapsed, rssMiB: residentMiB(child.pid!) };
+  } finally {
+    await Promise.race([
+      connection.sendRequest(ShutdownRequest.type).then(() => connection.sendNotification(ExitNotification.type)),
+      new Promise((r) => setTimeout(r, 2000)),
+    ]).catch(() => undefined);
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      setTimeout(() => child.kill(), 2000).unref();
+      await exited;
+    }
+    connection.dispose();
+  }
+}
+
+/** The start-up table: the median of `STARTUP_RUNS` spawns per server and size, and whether the targets are met. */
+async function benchStartup(dir: string, log: (line: string) => void): Promise<string> {
+  const rows: string[][] = [];
+  const verdicts: string[] = [];
+  for (const tools of STARTUP_SIZES) {
+    const runs: Record<'10xgraph' | 'json', Startup[]> = { '10xgraph': [], json: [] };
+    // Alternated, so that a slow moment of the machine costs both alike.
+    for (let i = 0; i < STARTUP_RUNS; i++) for (const kind of ['10xgraph', 'json'] as const) runs[kind].push(await measureStartup(kind, tools, dir));
+    const time = (kind: '10xgraph' | 'json') => median(runs[kind].map((r) => r.ms));
+    const rss = (kind: '10xgraph' | 'json') => {
+      const values = runs[kind].map((r) => r.rssMiB).filter((v): v is number => v !== undefined);
+      return values.length ? median(values) : undefined;
+    };
+    const ours = time('10xgraph');
+    const theirs = time('json');
+    const speedup = theirs / ours;
+    const ourRss = rss('10xgraph');
+    const theirRss = rss('json');
+    const mib = (v: number | undefined) => (v === undefined ? 'n/a' : `${v.toFixed(0)} MiB`);
+    rows.push([tools.toLocaleString('en-US'), ms(ours), mib(ourRss), ms(theirs), mib(theirRss), `${speedup.toFixed(1)}×`]);
+    verdicts.push(
+      `${tools.toLocaleString('en-US')} tools: ${speedup.toFixed(1)}× faster (${speedup >= STARTUP_SPEEDUP ? 'met' : '**not met**'}), ${mib(ourRss)} resident (${ourRss !== undefined && ourRss <= STARTUP_MAX_RSS_MIB ? 'met' : '**not met**'})`,
+    );
+    log(`server bench: start-up at ${tools} tools done`);
+  }
+  return `### Start-up: spawn to first diagnostics
+
+The time from spawning the server to receiving the first \`publishDiagnostics\` of a config opened right after
+\`initialized\` (no workspace folder, so no project index runs; no live graph), and the server's resident memory
+(VmRSS) at that moment; the median of ${STARTUP_RUNS} spawns each. Beside it, \`vscode-json-language-server\` (from
+vscode-langservers-extracted) given \`schemas/10xgraph.schema.json\` for the file through \`json.schemas\`: the
+same file, validated against the schema. That server waits 500 ms after a document opens before it validates
+(its \`validationDelayMs\`), which is part of what an editor waits for. ajv (\`dist/server-ajv.js\`) is not read
+until a schema needs it. Times in ms.
+
+${table(['tools', '10xgraph: spawn → diagnostics', 'resident', 'vscode-json-language-server', 'resident', 'speed-up'], rows)}
+
+Target (issue 19): at least ${STARTUP_SPEEDUP}× faster than \`vscode-json-language-server\` at 1,000 and 10,000 tools, and at most
+${STARTUP_MAX_RSS_MIB} MiB resident before the project index runs: ${verdicts.join('; ')}.
+`;
+}
+
 /** Runs the language-server benchmark and returns its Markdown section. */
 export async function benchServer(log: (line: string) => void = () => undefined): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), '10xgraph-ls-bench-'));
   const results: SizeResult[] = [];
+  let startup: string;
   try {
     for (const tools of SIZES) results.push(await measureSize(tools, dir, log));
+    startup = await benchStartup(dir, log);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -177,9 +290,15 @@ ${table(['tools', 'size', 'edits', 'didChange → diagnostics p50', 'p95', 'audi
 Target (issue 4): p95 at 1,000 tools within the audit time plus 5 ms: ${ms(percentile(at1k.latencies, 95))} ms against
 ${ms(median(at1k.audit))} + 5 ms, ${overhead <= 5 ? 'met' : '**not met**'}.
 Resident memory of the server process with the 10,000-tool file open (VmRSS): ${rss === undefined ? 'not available on this system' : `${rss.toFixed(0)} MiB`}.
-`;
+
+${startup}`;
 }
 
-if (require.main === module) {
+if (require.main === module && process.argv.includes('--startup')) {
+  const dir = mkdtempSync(join(tmpdir(), '10xgraph-ls-bench-'));
+  void benchStartup(dir, (line) => process.stderr.write(line + '\n'))
+    .then((markdown) => process.stdout.write(markdown + '\n'))
+    .finally(() => rmSync(dir, { recursive: true, force: true }));
+} else if (require.main === module) {
   void benchServer((line) => process.stderr.write(line + '\n')).then((markdown) => process.stdout.write(markdown + '\n'));
 }

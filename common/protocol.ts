@@ -97,16 +97,7 @@ export namespace TrustNotification {
   export const type = new NotificationType<TrustParams>(method);
 }
 
-/**
- * `10xgraph.refreshGraph`: a `workspace/executeCommand` the server registers. It refetches
- * the live graph now. Arguments are optional: a document URI (refetch the graph that document
- * is checked against) or none (refetch every graph in use). Resolves to the statuses after
- * the fetch. The VS Code language client turns it into a command on its own; the extension
- * must not register the same id again.
- */
-export namespace RefreshGraphCommand {
-  export const command = '10xgraph.refreshGraph';
-}
+export { RefreshGraphCommand } from './commands';
 
 /** The `10xgraph` settings section as a client sends it (every field optional; the server fills in defaults). */
 export interface RawSettings {

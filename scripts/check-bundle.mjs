@@ -117,6 +117,7 @@ function checkVsix(file) {
     'package.json': /^extension\/package\.json$/,
     'dist/extension.js': /^extension\/dist\/extension\.js$/,
     'dist/server.js': /^extension\/dist\/server\.js$/,
+    'dist/server-ajv.js': /^extension\/dist\/server-ajv\.js$/,
     'README.md': /^extension\/readme\.md$/i,
     'CHANGELOG.md': /^extension\/changelog\.md$/i,
     LICENSE: /^extension\/license(\.(txt|md))?$/i,

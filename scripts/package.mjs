@@ -45,7 +45,7 @@ function step(title, command, args, options = {}) {
 
 mkdirSync(outDir, { recursive: true });
 step('production build', process.execPath, [join(root, 'esbuild.mjs'), '--production']);
-const bundles = ['dist/extension.js', 'dist/server.js'];
+const bundles = ['dist/extension.js', 'dist/server.js', 'dist/server-ajv.js'];
 if (!vsixOnly)
   bundles.push(
     'client-sdk/dist/index.cjs',
@@ -58,6 +58,7 @@ if (!vsixOnly)
     'runtime/dist/sqliteCheckpoint.js',
     'runtime/dist/rules.js',
     'server/dist/server.js',
+    'server/dist/server-ajv.js',
   );
 for (const bundle of bundles) {
   if (!existsSync(join(root, bundle))) {

@@ -3,7 +3,8 @@
  * a file: it only converts, links each code to its documentation and carries the rule set's
  * fixes in `data`, so code actions never parse a message or re-run a rule.
  */
-import { type Diagnostic, DiagnosticSeverity, type Range } from 'vscode-languageserver';
+import type { Diagnostic, Range } from 'vscode-languageserver';
+import { DiagnosticSeverity } from 'vscode-languageserver-types';
 import { type Fix, type Problem, ruleDocsAnchor, type Severity } from '10xgraph/rules';
 import type { Positions } from './positions';
 
@@ -14,7 +15,7 @@ const RULES_DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/d
 const DIAGNOSTIC_SOURCE = '10xgraph';
 
 /** The code of the one diagnostic a file too large to check gets (not a rule: the file may be fine). */
-const FILE_TOO_LARGE_CODE = 'file-too-large';
+export const FILE_TOO_LARGE_CODE = 'file-too-large';
 
 /** Files longer than this (in UTF-16 code units, about 5 MB of ASCII) are not parsed while typing. */
 export const MAX_DOCUMENT_LENGTH = 5 * 1024 * 1024;

@@ -9,6 +9,7 @@ import type { Graph } from '10xgraph/rules';
 import type { fetchLiveGraph } from '10xgraph/live';
 import type { LiveGraphState, StatusParams } from '../../common/protocol';
 import { urlWithoutCredentials } from '10xgraph/live';
+import { describeAge } from './service/age';
 import type { GraphCache } from './graphCache';
 
 /** The fetcher, injected so tests and benchmarks can count or replace it. */
@@ -43,17 +44,6 @@ const MAX_GRAPH_BYTES = 16 * 1024 * 1024;
  */
 export function shownUrlOf(url: string): string {
   return urlWithoutCredentials(url) || url;
-}
-
-/** Says how long ago `then` was, for people: "12 s", "3 min", "2 h", "4 days". */
-export function describeAge(then: number, now: number): string {
-  const seconds = Math.max(0, Math.round((now - then) / 1000));
-  if (seconds < 60) return `${seconds} s`;
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.round(minutes / 60);
-  if (hours < 48) return `${hours} h`;
-  return `${Math.round(hours / 24)} days`;
 }
 
 function signatureOf(graph: Graph | undefined): string {

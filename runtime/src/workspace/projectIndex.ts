@@ -264,6 +264,9 @@ export class ProjectIndex<F extends object> {
   private async run(scan: number): Promise<void> {
     await this.scanning.catch(() => undefined);
     if (scan !== this.scan) return;
+    // The first file waits as every next one does: the host may let other work go first.
+    await (this.options.pause ?? yieldToEventLoop)();
+    if (scan !== this.scan) return;
     const started = Date.now();
     this.files.clear();
     this.totalBytes = 0;

@@ -4,14 +4,15 @@
  * whole tool in `remote_tools`, ToolNode names from the live graph for `node`, JSON Schema
  * keywords and types inside `parameters`, and agent modules found beside the file for `agent`.
  */
-import { type CompletionItem, CompletionItemKind, InsertTextFormat, MarkupKind, type Range } from 'vscode-languageserver';
+import type { CompletionItem, Range } from 'vscode-languageserver';
+import { CompletionItemKind, InsertTextFormat, MarkupKind } from 'vscode-languageserver-types';
 import { getLocation } from 'jsonc-parser';
 import { FILE_FIELDS, type Graph, type GraphNode, type JsonNode, type SettingSpec, toolNodes } from '10xgraph/rules';
-import type { Positions } from './positions';
-import type { AgentModule } from './agentModules';
+import type { Positions } from '../positions';
+import type { AgentModule } from '../agentModules';
 import { type FieldDoc, fieldMarkdown, PARAMETERS_KEYWORDS, SCHEMA_KEYWORDS, SCHEMA_TYPES, settingDocAt, TOOL_FIELDS, toolListMarkdown } from './fieldDocs';
-import { keysOf, nodeAtPath, schemaPlaceOf, toolIndexOf, type JsonPath } from './jsonPaths';
-import { rangeOf } from './diagnostics';
+import { keysOf, nodeAtPath, schemaPlaceOf, toolIndexOf, type JsonPath } from '../jsonPaths';
+import { rangeOf } from '../diagnostics';
 
 /** Everything completion looks at. */
 export interface CompletionInput {

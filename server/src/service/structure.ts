@@ -4,8 +4,8 @@
  */
 import type { FoldingRange, Position, SelectionRange } from 'vscode-languageserver';
 import { type JsonNode, nodeAtOffset } from '10xgraph/rules';
-import type { Positions } from './positions';
-import { rangeOf } from './diagnostics';
+import type { Positions } from '../positions';
+import { rangeOf } from '../diagnostics';
 
 /** One folding range per object and array that spans lines (ending on the line before its closing bracket). */
 export function foldingRanges(tree: JsonNode | undefined, lines: Positions): FoldingRange[] {

@@ -2,11 +2,12 @@
  * Document symbols: `agent`, then each tool under the node that carries it (nodes in the
  * order they first appear), each tool's arguments under it.
  */
-import { type DocumentSymbol, SymbolKind, type SymbolInformation } from 'vscode-languageserver';
+import type { DocumentSymbol, SymbolInformation } from 'vscode-languageserver';
+import { SymbolKind } from 'vscode-languageserver-types';
 import type { JsonNode } from '10xgraph/rules';
-import type { Positions } from './positions';
-import { rangeOf } from './diagnostics';
-import { nodeAtPath } from './jsonPaths';
+import type { Positions } from '../positions';
+import { rangeOf } from '../diagnostics';
+import { nodeAtPath } from '../jsonPaths';
 
 function rangeOfNode(lines: Positions, node: JsonNode) {
   return rangeOf(lines, node.offset, node.length);

@@ -3,11 +3,12 @@
  * action per candidate), and `source.fixAll.10xgraph`, which is the rule set's
  * `applySafeFixes` delivered as one edit.
  */
-import { type CodeAction, CodeActionKind, type Diagnostic, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver';
+import type { CodeAction, Diagnostic, TextEdit, WorkspaceEdit } from 'vscode-languageserver';
+import { CodeActionKind } from 'vscode-languageserver-types';
 import type { TextEdit as OffsetEdit } from '10xgraph/rules';
-import type { Positions } from './positions';
-import { fixesOf, rangeOf } from './diagnostics';
-import { RefreshGraphCommand } from '../../common/protocol';
+import type { Positions } from '../positions';
+import { fixesOf, rangeOf } from '../diagnostics';
+import { RefreshGraphCommand } from '../../../common/commands';
 
 /** The kind of the fix-all action; `source.fixAll` on save in VS Code picks it up. */
 export const FIX_ALL_KIND = `${CodeActionKind.SourceFixAll}.10xgraph`;

@@ -5,8 +5,8 @@
  * Schema keywords of its `parameters` are worded here. Every judgement is the rule set's.
  */
 import { type GraphTool, type ProblemCode, type SettingSpec, settingAt } from '10xgraph/rules';
-import { ruleDocsHref } from './diagnostics';
-import type { JsonPath } from './jsonPaths';
+import { ruleDocsHref } from '../diagnostics';
+import type { JsonPath } from '../jsonPaths';
 
 /** The documentation of one field or JSON Schema keyword. */
 export interface FieldDoc {

@@ -4,15 +4,16 @@
  * live graph says of that node; on a `name`, the rule set's verdict on the tool's attachment,
  * worded for the hover; on `agent`, the file it resolves to.
  */
-import { type Hover, MarkupKind } from 'vscode-languageserver';
+import type { Hover } from 'vscode-languageserver';
+import { MarkupKind } from 'vscode-languageserver-types';
 import { type Graph, type GraphNode, type JsonNode, nodeAtOffset, pathOfNode, type Problem, type ProblemCode, splitAgentSpec } from '10xgraph/rules';
-import type { Positions } from './positions';
-import type { AgentModule } from './agentModules';
-import type { StatusParams } from '../../common/protocol';
+import type { Positions } from '../positions';
+import type { AgentModule } from '../agentModules';
+import type { StatusParams } from '../../../common/protocol';
 import { type FieldDoc, fieldMarkdown, PARAMETERS_KEYWORDS, SCHEMA_KEYWORDS, settingDocAt, TOOL_FIELDS, toolListMarkdown } from './fieldDocs';
-import { type JsonPath, nodeAtPath, schemaPlaceOf, toolIndexOf } from './jsonPaths';
-import { rangeOf } from './diagnostics';
-import { describeAge } from './liveGraph';
+import { type JsonPath, nodeAtPath, schemaPlaceOf, toolIndexOf } from '../jsonPaths';
+import { rangeOf } from '../diagnostics';
+import { describeAge } from './age';
 
 /** Everything hover looks at. */
 export interface HoverInput {

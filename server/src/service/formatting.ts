@@ -4,8 +4,8 @@
  */
 import type { FormattingOptions, Range, TextEdit } from 'vscode-languageserver';
 import { format } from 'jsonc-parser';
-import type { Positions } from './positions';
-import { rangeOf } from './diagnostics';
+import type { Positions } from '../positions';
+import { rangeOf } from '../diagnostics';
 
 /** The edits that format `text` (or only `range` of it). */
 export function formatText(text: string, lines: Positions, options: FormattingOptions, range?: Range): TextEdit[] {
