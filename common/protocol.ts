@@ -130,10 +130,13 @@ export interface RawSettings {
  * for clients that do not answer `workspace/configuration` (a `10xgraph` key shaped like the
  * section is accepted too); `trusted` defaults to true; `storagePath` is where the last good
  * graph is cached, in a private `graph-cache` folder (default: the user cache directory,
- * `$XDG_CACHE_HOME/10xgraph` or `~/.cache/10xgraph`).
+ * `$XDG_CACHE_HOME/10xgraph` or `~/.cache/10xgraph`); `statusNotification: true` says the client
+ * shows `10xgraph/status` itself (the VS Code extension's status bar), so the graph going offline
+ * or coming back is not also sent as a `window/showMessage`.
  */
 export interface InitializationOptions {
   settings?: RawSettings;
   trusted?: boolean;
   storagePath?: string;
+  statusNotification?: boolean;
 }

@@ -186,6 +186,11 @@ export function trustedFromInitializationOptions(options: unknown): boolean {
   return !(isRecord(options) && options.trusted === false);
 }
 
+/** Reads `initializationOptions.statusNotification`: true only when the client says it shows `10xgraph/status` itself. */
+export function statusNotificationFromInitializationOptions(options: unknown): boolean {
+  return isRecord(options) && options.statusNotification === true;
+}
+
 /** Reads `initializationOptions.storagePath` when it is a non-blank string. */
 export function storagePathFromInitializationOptions(options: unknown): string | undefined {
   return isRecord(options) && typeof options.storagePath === 'string' && options.storagePath.trim() !== '' ? options.storagePath : undefined;

@@ -106,6 +106,8 @@ export class ServerController implements vscode.Disposable {
         settings: sectionWithToken(plainSection(), settings.server.url, token) as RawSettings,
         trusted,
         storagePath: (this.context.storageUri ?? this.context.globalStorageUri).fsPath,
+        // The status bar shows the graph's state: no pop-up for it.
+        statusNotification: true,
       }),
       outputChannel: this.output,
       revealOutputChannelOn: RevealOutputChannelOn.Never,

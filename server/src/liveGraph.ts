@@ -12,6 +12,8 @@ import { urlWithoutCredentials } from '10xgraph/live';
 import { describeAge } from './service/age';
 import type { GraphCache } from './graphCache';
 
+/** What an offline status without a graph says of node names; the server replaces it when a graph read from the agent module judges them. */
+export const NOT_CHECKED = 'node names not checked';
 /** The fetcher, injected so tests and benchmarks can count or replace it. */
 export type FetchGraph = typeof fetchLiveGraph;
 
@@ -208,7 +210,7 @@ export class LiveGraphClient {
       this.update(undefined, {
         url: this.shownUrl,
         state: 'offline',
-        error: `graph: offline — node names not checked (${reason})`,
+        error: `graph: offline — ${NOT_CHECKED} (${reason})`,
         rulesetVersion: this.deps.rulesetVersion,
       });
     }

@@ -7,7 +7,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { DocumentSymbolRequest, ExecuteCommandRequest, type Diagnostic } from 'vscode-languageserver-protocol/node';
+import { DocumentSymbolRequest, ExecuteCommandRequest, MessageType, type Diagnostic } from 'vscode-languageserver-protocol/node';
 import { TrustNotification, type StatusParams } from '../../common/protocol';
 import { TestClient, fileUri, tempFolder, waitFor } from '../support/lspClient';
 import { GraphHttpServer, QUICKSTART_LIKE_GRAPH, type Hostility } from '../support/graphHttp';
@@ -106,6 +106,15 @@ describe('cross-checks against a live graph, the server going away and coming ba
     await refresh(client, uri);
     await refresh(client);
     assert.equal(client.statuses.length, count);
+    // Editors that drop the custom notification: one standard message when it went offline, and a log line per refetch.
+    const offline = client.messages.filter((m) => m.message.includes(server.url));
+    assert.equal(offline.length, 1, JSON.stringify(client.messages));
+    assert.equal(offline[0]!.type, MessageType.Warning);
+    assert.match(
+      offline[0]!.message,
+      /^10xgraph: the graph of http:\/\/127\.0\.0\.1:\d+ is offline — node names checked against the graph fetched \d+ s ago \(nothing is listening/,
+    );
+    await waitFor(() => client.logs.filter((line) => line.startsWith(`10xgraph: refetched the graph of ${server.url}: offline — `)).length >= 3, 'a log line for each refetch');
   });
 
   test('the server comes back with another config: connected, diagnostics refreshed', async () => {
@@ -121,11 +130,17 @@ describe('cross-checks against a live graph, the server going away and coming ba
       ['connected', 'offline', 'connected'],
       'one status per change of state',
     );
+    const shown = client.messages.filter((m) => m.message.includes(server.url));
+    assert.deepEqual(
+      shown.map((m) => m.type),
+      [MessageType.Warning, MessageType.Info],
+    );
+    assert.match(shown[1]!.message, /^10xgraph: the graph of http:\/\/127\.0\.0\.1:\d+ is back: connected, 3 nodes\.$/);
   });
 
-  test('a new server start with the server down uses the disk cache, with its age', async () => {
+  test('a new server start with the server down uses the disk cache, with its age (a client that shows the status gets no pop-up)', async () => {
     await server.stop();
-    const second = await TestClient.start({ initializationOptions: { storagePath, settings: { server: { url: server.url, refreshSeconds: 0 } } } });
+    const second = await TestClient.start({ initializationOptions: { storagePath, statusNotification: true, settings: { server: { url: server.url, refreshSeconds: 0 } } } });
     try {
       const other = fileUri(join(dir, 'again', '10xgraph.json'));
       await second.open(other, CONFIG);
@@ -136,6 +151,9 @@ describe('cross-checks against a live graph, the server going away and coming ba
       assert.match(status.error!, /graph fetched \d+ (s|min) ago/);
       const diagnostics = await second.pushed(other, 1);
       assert.deepEqual(graphCodes(diagnostics), ['node-not-found', 'node-not-tool-node', 'name-conflicts-with-server-tool'], 'judged on the cached graph');
+      await roundTrip(second, other);
+      assert.deepEqual(second.messages, [], 'statusNotification: the client shows the state itself');
+      assert.ok(second.logs.some((line) => line.startsWith(`10xgraph: graph of ${server.url}: offline — `)));
     } finally {
       await second.stop();
     }

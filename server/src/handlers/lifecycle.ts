@@ -5,7 +5,7 @@
 import { type Connection, DidChangeConfigurationNotification } from 'vscode-languageserver';
 import { RULESET_VERSION } from '10xgraph/rules';
 import { TrustNotification } from '../../../common/protocol';
-import { storagePathFromInitializationOptions } from '../../../common/settings';
+import { statusNotificationFromInitializationOptions, storagePathFromInitializationOptions } from '../../../common/settings';
 import type { FetchGraph } from '../liveGraph';
 import { readClientSupport, serverCapabilities } from '../lsp/capabilities';
 import type { ServerContext } from '../lsp/context';
@@ -16,7 +16,7 @@ export function register(connection: Connection, context: ServerContext, fetchGr
   connection.onInitialize((params) => {
     context.client = readClientSupport(params.capabilities);
     settings.initialize(params, context.client.configuration, process.env.TENXGRAPH_TOKEN);
-    context.live.start(storagePathFromInitializationOptions(params.initializationOptions), fetchGraph);
+    context.live.start(storagePathFromInitializationOptions(params.initializationOptions), fetchGraph, statusNotificationFromInitializationOptions(params.initializationOptions));
     return { capabilities: serverCapabilities(context.client, settings.fallback.files), serverInfo: { name: '10xgraph-language-server', version: RULESET_VERSION } };
   });
   connection.onInitialized(

@@ -4,14 +4,14 @@
  * graph judges (the live one, or the one read from the agent module's source).
  */
 import { basename } from 'node:path';
-import type { Connection, TextDocuments } from 'vscode-languageserver';
+import { type Connection, MessageType, ShowMessageNotification, type TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { RULESET_VERSION } from '10xgraph/rules';
 import { fetchLiveGraph } from '10xgraph/live';
 import { StatusNotification, type StatusParams } from '../../../common/protocol';
 import type { Settings } from '../../../common/settings';
 import { GraphCache, graphCacheFolder } from '../graphCache';
-import { type FetchGraph, type LiveGraphClient, LiveGraphHub, passiveStatus, type WantedGraph } from '../liveGraph';
+import { type FetchGraph, type LiveGraphClient, LiveGraphHub, NOT_CHECKED, passiveStatus, type WantedGraph } from '../liveGraph';
 import type { AgentSource } from '../project';
 import type { Logger } from './logger';
 import type { SettingsStore } from './settings';
@@ -36,13 +36,19 @@ export class LiveGraphs {
   private hub: LiveGraphHub | undefined;
   private syncChain: Promise<void> = Promise.resolve();
   private readonly lastStatus = new Map<string, StatusParams>();
+  /** Per server URL, the last state told with window/showMessage (offline, or back from it). */
+  private readonly shownState = new Map<string, StatusParams['state']>();
   /** Per server URL, the open configs judged on a graph read from their agent module. */
   private readonly sourceGraphs = new Map<string, Map<string, AgentSource>>();
 
   constructor(private readonly host: LiveGraphsHost) {}
 
+  /** Whether the client shows `10xgraph/status` itself: then no window/showMessage for the graph's state. */
+  private statusShown = false;
+
   /** Starts the hub, its cache in `storagePath` (the client's storage folder, from the initialization options). */
-  start(storagePath: string | undefined, fetchGraph: FetchGraph = fetchLiveGraph): void {
+  start(storagePath: string | undefined, fetchGraph: FetchGraph = fetchLiveGraph, statusShown = false): void {
+    this.statusShown = statusShown;
     const cache = new GraphCache(graphCacheFolder(storagePath), (m) => this.host.logger.log(m));
     this.hub = new LiveGraphHub({
       fetchGraph,
@@ -108,13 +114,30 @@ export class LiveGraphs {
     return mode === 'live' ? undefined : passiveStatus(settings.server.url, mode, RULESET_VERSION);
   }
 
-  /** Sends a live graph's status, saying when node names are judged on the graph read from the agent module instead. */
+  /**
+   * Sends a live graph's status, saying when node names are judged on the graph read from the agent
+   * module instead. Editors that drop the custom notification learn the same through standard LSP:
+   * a log line for every status, and a message when the graph goes offline or comes back.
+   */
   private sendStatus(status: StatusParams): void {
     this.lastStatus.set(status.url, status);
     const sources = this.sourceGraphs.get(status.url);
     const source = sources && sources.size > 0 ? [...sources.values()][0] : undefined;
-    const sent: StatusParams = source?.graph ? { ...status, sourceGraph: { file: basename(source.file), nodeCount: source.graph.nodes.length } } : status;
+    const read = source?.graph ? { file: basename(source.file), nodeCount: source.graph.nodes.length } : undefined;
+    // Offline without a graph fetched earlier, node names are still judged when the agent module's graph was read.
+    const error = read && status.error?.includes(NOT_CHECKED) ? status.error.replace(NOT_CHECKED, `node names checked against the graph read from ${read.file}`) : status.error;
+    const sent: StatusParams = read ? { ...status, ...(error !== undefined ? { error } : {}), sourceGraph: read } : status;
     void this.host.connection.sendNotification(StatusNotification.type, sent).catch((e: unknown) => this.host.logger.logError('status', e));
+    this.host.logger.log(`10xgraph: graph of ${sent.url}: ${describeStatus(sent)}`);
+    const shown = this.shownState.get(sent.url);
+    if (sent.state === 'offline' && shown !== 'offline') this.showMessage(MessageType.Warning, `10xgraph: the graph of ${sent.url} is ${describeStatus(sent)}`);
+    else if (sent.state === 'connected' && shown === 'offline') this.showMessage(MessageType.Info, `10xgraph: the graph of ${sent.url} is back: ${describeStatus(sent)}.`);
+    if (sent.state === 'offline' || shown === 'offline') this.shownState.set(sent.url, sent.state);
+  }
+
+  private showMessage(type: MessageType, message: string): void {
+    if (this.statusShown) return;
+    void this.host.connection.sendNotification(ShowMessageNotification.type, { type, message }).catch((e: unknown) => this.host.logger.logError('window/showMessage', e));
   }
 
   /** Notes which graph judged `uri` (for the status of its server URL), and tells the client when that changed. */
@@ -137,4 +160,11 @@ export class LiveGraphs {
   dispose(): void {
     this.hub?.dispose();
   }
+}
+
+/** One line for people: what the graph's state means for the file. */
+export function describeStatus(status: StatusParams): string {
+  if (status.state === 'connected') return `connected, ${status.nodeCount ?? 0} node${status.nodeCount === 1 ? '' : 's'}`;
+  // `graph: offline — node names …`: the state, then what it means for the file.
+  return status.error ? status.error.replace(/^graph: /, '') : status.state;
 }
