@@ -1,6 +1,6 @@
 /**
  * The import graph of the repository's own TypeScript, read with the compiler's pre-processor
- * (no type-checking): which module each file imports, and where relative imports land.
+ * (no type-checking): which module each file imports or loads, where relative imports land, and what a set of files reaches.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -70,4 +70,55 @@ function resolveRelative(from: string, specifier: string): string | undefined {
     if (existsSync(candidate) && statSync(candidate).isFile()) return relative(ROOT, candidate);
   }
   return undefined;
+}
+
+/** The `require('…')` and `import('…')` calls of one repository-relative file, anywhere in it: the modules it loads on first use. */
+export function loadsOf(file: string): ImportEdge[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const edges: ImportEdge[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && node.arguments.length > 0 && ts.isStringLiteral(node.arguments[0]!)) {
+      const isRequire = ts.isIdentifier(node.expression) && node.expression.text === 'require';
+      if (isRequire || node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+        const specifier = node.arguments[0].text;
+        edges.push({ specifier, target: resolveRelative(file, specifier), typeOnly: false });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return edges;
+}
+
+/** The package specifiers `tsconfig.base.json` maps to a repository file (`10xgraph/rules` → `runtime/src/rules/index.ts`). */
+export function sourcePaths(): Map<string, string> {
+  const config = JSON.parse(readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { compilerOptions: { paths: Record<string, string[]> } };
+  return new Map(Object.entries(config.compilerOptions.paths).map(([specifier, [target]]) => [specifier, relative(ROOT, join(ROOT, target!))]));
+}
+
+/** What a set of files reaches, following every import, re-export and load (type-only ones too) through relative paths and `sourcePaths()`. */
+export interface Reach {
+  /** Repository-relative files, the starting ones included. */
+  files: Set<string>;
+  /** Each package or `node:` module reached, with the first file seen importing it. */
+  modules: Map<string, string>;
+}
+
+/** The files and modules `start` (repository-relative files) reach. */
+export function reachOf(start: readonly string[]): Reach {
+  const paths = sourcePaths();
+  const reach: Reach = { files: new Set(), modules: new Map() };
+  const queue = [...start];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (reach.files.has(file)) continue;
+    reach.files.add(file);
+    for (const edge of [...importsOf(file), ...loadsOf(file)]) {
+      const target = edge.target ?? paths.get(edge.specifier);
+      if (target) queue.push(target);
+      else if (!edge.specifier.startsWith('.') && !reach.modules.has(edge.specifier)) reach.modules.set(edge.specifier, file);
+    }
+  }
+  return reach;
 }
