@@ -6,8 +6,7 @@
  */
 import type { Range } from 'vscode-languageserver';
 import type { ConfigSummary, JsonNode, StringSpan, Tree } from '10xgraph/rules';
-import { configSummaryOf, configSummaryOfNode, LineIndex } from '10xgraph/rules';
-import { readConfigSummary } from '10xgraph/workspace';
+import { configSummaryOf, configSummaryOfNode, LineIndex, readConfigSummary } from '10xgraph/rules';
 import type { Positions } from './positions';
 
 /** A JSON string value and where it lies. */

@@ -5,6 +5,7 @@
  * audit --project`), built from the rule set's flat tree of a strict-JSON text, or from the
  * tolerant tree of a text being typed. A repeated key counts by its last value, as everywhere.
  */
+import { parseTree } from 'jsonc-parser';
 import type { JsonNode } from './parse';
 import { Kind, NONE, Tree } from './tree';
 
@@ -93,4 +94,22 @@ export function configSummaryOfNode(root: JsonNode | undefined, text: string): C
     });
   }
   return { agent: nodeSpan(propertyOf(root, 'agent'), text), tools };
+}
+
+/** The tolerant tree of a config's text (comments, trailing commas): the one the editor's features share for a text that is not strict JSON. */
+export function tolerantTree(text: string): JsonNode | undefined {
+  try {
+    return parseTree(text, [], { allowTrailingComma: true, disallowComments: false }) as JsonNode | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a config's text says about the project (`agent`, each tool's `name` and `node`, with
+ * offsets), read tolerantly, so a config that is not strict JSON still declares its tools: the one
+ * way the language server's index and `10xgraph audit --project` read configs from disk.
+ */
+export function readConfigSummary(text: string): ConfigSummary {
+  return configSummaryOfNode(tolerantTree(text), text);
 }

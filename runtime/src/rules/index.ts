@@ -19,7 +19,7 @@ export { Tree, Kind, NONE } from './tree';
 export { toolNodes } from './context';
 export { splitAgentSpec } from './rules/agent-invalid';
 export { toolNameProblem } from './rules/invalid-tool-name';
-export { configSummaryOf, configSummaryOfNode, innerSpan } from './configSummary';
+export { configSummaryOf, configSummaryOfNode, innerSpan, readConfigSummary, tolerantTree } from './configSummary';
 export type { ConfigSummary, StringSpan, ToolSummary } from './configSummary';
 export { agentGraphOf, readFromSourceNote } from './project';
 export type { AgentGraph, NameSet, ProjectConfigInput, ProjectFacts, ProjectRule, ProjectSourceInput, SourceNameFact, SourceNodeFact } from './project';
