@@ -132,10 +132,7 @@ function writeAtomically(result) {
 // A production build is what ships (the .vsix and the npm packages): no source maps; the two
 // programs nobody imports (the extension and the language server) are minified as well, the
 // libraries stay readable for their users' debuggers.
-const MINIFIED = new Set([
-  'dist/extension.js',
-  ...['dist', 'server/dist'].flatMap((folder) => ['server.js', 'server-ajv.js'].map((file) => `${folder}/${file}`)),
-]);
+const MINIFIED = new Set(['dist/extension.js', ...['dist', 'server/dist'].flatMap((folder) => ['server.js', 'server-ajv.js'].map((file) => `${folder}/${file}`))]);
 const contexts = [];
 for (const { entry, ...options } of bundles) {
   if (!existsSync(entry)) {
