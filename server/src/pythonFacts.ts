@@ -28,9 +28,7 @@ export function readPythonFacts(text: string): PythonFacts {
   return {
     exports: module.exports.map(([name, read]): [string, PythonExport] => [
       name,
-      read.ok
-        ? { ok: true, graph: read.graph, nodes: read.sites.map((s) => ({ name: s.name, kind: s.kind, range: rangeOf(s.nameOffset, s.nameLength), exact: false })) }
-        : read,
+      read.ok ? { ok: true, graph: read.graph, nodes: read.sites.map((s) => ({ name: s.name, kind: s.kind, range: rangeOf(s.nameOffset, s.nameLength), exact: false })) } : read,
     ]),
   };
 }
