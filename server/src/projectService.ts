@@ -5,6 +5,7 @@
  * hands it what a config's state knows; it never delays a config's own diagnostics (the index
  * is built in the background and only read here).
  */
+import { stat } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -51,6 +52,7 @@ import {
 } from './project';
 import { type IndexLimits, ProjectIndex, type IndexRoot } from './projectIndex';
 import { formatBytes, isPythonPath } from '10xgraph/workspace';
+import type { PythonFacts } from './pythonFacts';
 import { isSourcePath, readSourceFacts, SOURCE_EXTENSIONS, type SourceFacts } from './sourceFacts';
 
 /** What the service needs of the server around it. */
@@ -279,7 +281,7 @@ export class ProjectService {
       if (!file) return undefined;
       let next: AgentSource;
       if (isPythonPath(file)) {
-        const facts = await this.index.pythonFactsOf(file);
+        const facts = (await this.index.pythonFactsOf(file)) ?? (await this.tooLargeModule(file));
         const exportName = splitAgentSpec(spec)?.exportName;
         if (!facts || exportName === undefined) return undefined;
         next = pythonAgentSourceOf(file, relative(dirname(configPath), file).split(sep).join('/'), facts, exportName);
@@ -300,6 +302,16 @@ export class ProjectService {
     void value.then((v) => (fresh.settled = v ?? null));
     // While the module is read again, the last answer holds (the keystroke does not wait for the disk).
     return entry?.settled !== undefined ? (entry.settled ?? undefined) : value;
+  }
+
+  /** A Python module over the index's per-file bound, as facts that say so (its nodes are not read); undefined for any other file that was not read. */
+  private async tooLargeModule(file: string): Promise<PythonFacts | undefined> {
+    const max = this.index.limits.maxFileBytes;
+    const size = await stat(file).then(
+      (info) => (info.isFile() ? info.size : 0),
+      () => 0,
+    );
+    return size > max ? { unread: `the module is larger than ${formatBytes(max)}, the bound of a file the project index reads`, exports: [] } : undefined;
   }
 
   // ---- requests ------------------------------------------------------------------------------

@@ -148,7 +148,7 @@ describe('a Python project: the graph read from graph/react.py', () => {
     );
   });
 
-  test('a module whose nodes cannot be read exactly (add_node in a loop) gets graph-not-read on agent, with the reason and its place', async () => {
+  test('a module whose nodes cannot be read exactly (add_node in a loop, over the size bound) gets graph-not-read on agent, with the reason and its place', async () => {
     const uri = fileUri(config);
     writeFileSync(react, reactText.replace('graph.add_node("TOOL", tool_node)', 'for name in ["TOOL"]:\n    graph.add_node(name, tool_node)'));
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(react), type: FileChangeType.Changed }] });
@@ -166,6 +166,14 @@ describe('a Python project: the graph read from graph/react.py', () => {
     const unjudged = await client.pushed(uri, version);
     assert.deepEqual(codes(unjudged), ['graph-not-read']);
     assert.deepEqual(await request.definition(uri, inside(configText, '"TOOL"')), []);
+    // A module over the index's bound (512 KB) is not parsed, and agent says so.
+    writeFileSync(react, reactText + '#'.repeat(600 * 1024) + '\n');
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(react), type: FileChangeType.Changed }] });
+    const large = await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'graph-not-read' && x.message.includes('larger')));
+    assert.equal(
+      large.find((d) => d.code === 'graph-not-read')!.message,
+      'graph/react.py not read (the module is larger than 512 KB, the bound of a file the project index reads), so node names are not checked without a running server.',
+    );
     writeFileSync(react, reactText);
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(react), type: FileChangeType.Changed }] });
     await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'node-not-found'));
