@@ -45,7 +45,8 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startServer(storagePath: string, folder: string | undefined): Promise<Server> {
+/** A server over stdio on `folder` (the bundle, dist/server.js), resolving `indexed` once it logs its index time. */
+export async function startServer(storagePath: string, folder: string | undefined): Promise<Server> {
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const waiting = new Map<string, { version: number; resolve: () => void }>();
@@ -89,7 +90,7 @@ async function startServer(storagePath: string, folder: string | undefined): Pro
 }
 
 /** Resident memory (VmRSS) and its peak (VmHWM) of a process, in MiB, where /proc says. */
-function memoryMiB(pid: number): { rss?: number; peak?: number } {
+export function memoryMiB(pid: number): { rss?: number; peak?: number } {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const read = (key: string) => {

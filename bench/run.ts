@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   const serverBench = await loadServerBench();
   if (serverBench) sections.push({ name: 'server', run: serverBench });
   sections.push({ name: 'project', run: () => import('./project').then((m) => m.benchProject(log)) });
+  sections.push({ name: 'python', run: () => import('./python').then((m) => m.benchPython(log)) });
 
   const parts: string[] = [];
   for (const section of sections) {

@@ -7,13 +7,14 @@
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Diagnostic, DiagnosticSeverity, type Location, type Position, type Range } from 'vscode-languageserver';
-import { agentGraphOf, auditProjectConfig, auditProjectSource, PROJECT_RULES, readFromSourceNote } from '10xgraph/rules';
+import { agentGraphOf, auditProjectConfig, auditProjectSource, PROJECT_RULES, pythonAgentGraphOf, readFromSourceNote } from '10xgraph/rules';
 import type { AgentGraph, Problem, ProjectFacts, ProjectRule, SourceNameFact } from '10xgraph/rules';
 import { resolveAgentFile } from '10xgraph/workspace';
 import type { ConfigFacts, StringSite, ToolFacts } from './configFacts';
 import { type DiagnosticData, ruleDocsHref } from './diagnostics';
 import type { Positions } from './positions';
 import type { ProjectIndex } from './projectIndex';
+import { pythonExportOf, type PythonFacts } from './pythonFacts';
 import type { HandlerSite, NodeSite, SourceFacts } from './sourceFacts';
 
 /** `source` of the project's diagnostics (the same as the rule set's, so code actions find their fixes). */
@@ -89,6 +90,16 @@ export { resolveAgentFile };
 /** The graph an agent module's source describes, or why it describes none exactly (the rule set's `agentGraphOf`). */
 export function agentSourceOf(file: string, facts: SourceFacts): AgentSource {
   return { ...agentGraphOf(file, { nodes: facts.nodes.map((n) => ({ name: n.name, kind: n.kind, line: n.range.start.line })), syntaxError: facts.syntaxError }), facts };
+}
+
+/**
+ * The graph a Python agent module describes for `variable` (the export `agent` names), or why it
+ * describes none exactly (the rule set's `pythonAgentGraphOf`); its `add_node` names as the facts' nodes,
+ * so navigation treats both languages alike. `shown` is the module's path from the config's folder.
+ */
+export function pythonAgentSourceOf(file: string, shown: string, facts: PythonFacts, variable: string): AgentSource {
+  const read = pythonExportOf(facts, variable);
+  return { ...pythonAgentGraphOf(file, shown, read), facts: { handlers: [], nodes: read.ok ? read.nodes : [] } };
 }
 
 export { readFromSourceNote };

@@ -5,6 +5,7 @@
  */
 import { DEFAULT_INDEX_LIMITS, ProjectIndex as WorkspaceIndex, type IndexLimits, type IndexRoot, type ProjectIndexOptions } from '10xgraph/workspace';
 import { type ConfigFacts, readConfigFacts } from './configFacts';
+import { type PythonFacts, pythonNamesKey, readPythonFacts } from './pythonFacts';
 import { readSourceFacts, type SourceFacts } from './sourceFacts';
 
 export { DEFAULT_INDEX_LIMITS, type IndexLimits, type IndexRoot };
@@ -12,6 +13,8 @@ export { DEFAULT_INDEX_LIMITS, type IndexLimits, type IndexRoot };
 /** What the index knows of one file: a source's facts or a config's. */
 export interface FileFacts {
   source?: SourceFacts;
+  /** A Python module's (its graphs, read by the runtime's Python reader). */
+  python?: PythonFacts;
   config?: ConfigFacts;
 }
 
@@ -23,12 +26,23 @@ export interface IndexedFile extends FileFacts {
 /** The sources and configs of the workspace folders and what each says about the project. */
 export class ProjectIndex extends WorkspaceIndex<FileFacts> {
   constructor(options: Omit<ProjectIndexOptions<FileFacts>, 'read' | 'names'>) {
-    super({ ...options, read: (path, text, kind) => (kind === 'source' ? { source: readSourceFacts(path, text) } : { config: readConfigFacts(text) }), names: namesOfFacts });
+    super({
+      ...options,
+      python: true,
+      read: (path, text, kind) =>
+        kind === 'source' ? { source: readSourceFacts(path, text) } : kind === 'python' ? { python: readPythonFacts(text) } : { config: readConfigFacts(text) },
+      names: namesOfFacts,
+    });
   }
 
   /** The facts of one source: indexed or open, or read now when it lies outside the index (an agent module anywhere). */
   async sourceFactsOf(path: string): Promise<SourceFacts | undefined> {
     return (await this.factsOf(path))?.source;
+  }
+
+  /** The facts of one Python module: indexed or open, or read now when it lies outside the index. */
+  async pythonFactsOf(path: string): Promise<PythonFacts | undefined> {
+    return (await this.factsOf(path))?.python;
   }
 }
 
@@ -47,6 +61,7 @@ export function configNamesKey(agent: string | undefined, tools: ReadonlyArray<r
 }
 
 function namesOfFacts(facts: FileFacts): string {
+  if (facts.python) return JSON.stringify(pythonNamesKey(facts.python));
   return namesKey(
     facts.source,
     facts.config?.agent?.value,

@@ -5,6 +5,8 @@
  * hands it what a config's state knows; it never delays a config's own diagnostics (the index
  * is built in the background and only read here).
  */
+import { stat } from 'node:fs/promises';
+import { dirname, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   type CodeLens,
@@ -27,7 +29,7 @@ import {
   type WorkspaceEdit,
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { toolNameProblem } from '10xgraph/rules';
+import { splitAgentSpec, toolNameProblem } from '10xgraph/rules';
 import type { ConfigFacts } from './configFacts';
 import { positionsOf, type Positions } from './positions';
 import {
@@ -37,6 +39,7 @@ import {
   handlerNamePrefix,
   missingHandlerDiagnostics,
   nodeSitesNamed,
+  pythonAgentSourceOf,
   ProjectSnapshot,
   renameRanges,
   renameRefusal,
@@ -48,7 +51,8 @@ import {
   undeclaredHandlerDiagnostics,
 } from './project';
 import { type IndexLimits, ProjectIndex, type IndexRoot } from './projectIndex';
-import { formatBytes } from '10xgraph/workspace';
+import { formatBytes, isPythonPath } from '10xgraph/workspace';
+import type { PythonFacts } from './pythonFacts';
 import { isSourcePath, readSourceFacts, SOURCE_EXTENSIONS, type SourceFacts } from './sourceFacts';
 
 /** What the service needs of the server around it. */
@@ -108,7 +112,7 @@ export class ProjectService {
     const extensions = SOURCE_EXTENSIONS.map((e) => e.slice(1)).join(',');
     const kind = WatchKind.Create | WatchKind.Change | WatchKind.Delete;
     await this.host.connection.client.register(DidChangeWatchedFilesNotification.type, {
-      watchers: [{ globPattern: `**/*.{${extensions}}`, kind }, { globPattern: '**/.gitignore', kind }, ...configGlobs.map((globPattern) => ({ globPattern, kind }))],
+      watchers: [{ globPattern: `**/*.{${extensions},py}`, kind }, { globPattern: '**/.gitignore', kind }, ...configGlobs.map((globPattern) => ({ globPattern, kind }))],
     });
   }
 
@@ -275,9 +279,17 @@ export class ProjectService {
     const value = (async () => {
       const file = await resolveAgentFile(configPath, spec);
       if (!file) return undefined;
-      const facts = await this.index.sourceFactsOf(file);
-      if (!facts) return undefined;
-      const next = agentSourceOf(file, facts);
+      let next: AgentSource;
+      if (isPythonPath(file)) {
+        const facts = (await this.index.pythonFactsOf(file)) ?? (await this.tooLargeModule(file));
+        const exportName = splitAgentSpec(spec)?.exportName;
+        if (!facts || exportName === undefined) return undefined;
+        next = pythonAgentSourceOf(file, relative(dirname(configPath), file).split(sep).join('/'), facts, exportName);
+      } else {
+        const facts = await this.index.sourceFactsOf(file);
+        if (!facts) return undefined;
+        next = agentSourceOf(file, facts);
+      }
       // The same object while nothing changed, so states that compare by identity stay cached.
       const previous = entry?.settled;
       if (previous && JSON.stringify(previous) === JSON.stringify(next)) return previous;
@@ -290,6 +302,16 @@ export class ProjectService {
     void value.then((v) => (fresh.settled = v ?? null));
     // While the module is read again, the last answer holds (the keystroke does not wait for the disk).
     return entry?.settled !== undefined ? (entry.settled ?? undefined) : value;
+  }
+
+  /** A Python module over the index's per-file bound, as facts that say so (its nodes are not read); undefined for any other file that was not read. */
+  private async tooLargeModule(file: string): Promise<PythonFacts | undefined> {
+    const max = this.index.limits.maxFileBytes;
+    const size = await stat(file).then(
+      (info) => (info.isFile() ? info.size : 0),
+      () => 0,
+    );
+    return size > max ? { unread: `the module is larger than ${formatBytes(max)}, the bound of a file the project index reads`, exports: [] } : undefined;
   }
 
   // ---- requests ------------------------------------------------------------------------------

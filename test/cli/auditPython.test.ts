@@ -60,6 +60,33 @@ describe('10xgraph audit on a Python project (examples/python)', () => {
     assert.equal(result.code, 0);
   });
 
+  test('audit --project: node names judged on the graph read from graph/react.py, graph-not-read when it cannot be read exactly', async () => {
+    const dir = copyExample('project');
+    edit(dir, '10xgraph.json', '"node": "TOOL",\n      "name": "read_clipboard"', '"node": "TOOLS",\n      "name": "read_clipboard"');
+    const judged = await runCli(['audit', '--project', dir, '--format', 'json']);
+    const files = (JSON.parse(judged.stdout) as { files: Array<{ file: string; problems: Array<{ code: string; message: string }> }> }).files;
+    const config = files.find((f) => f.file.endsWith('10xgraph.json'))!;
+    assert.deepEqual(
+      config.problems.map((p) => p.code),
+      ['node-not-found'],
+    );
+    assert.match(config.problems[0].message, /\(Judged on the graph read from graph\/react\.py; no server graph is in use\.\)$/);
+    // Python modules are read for the agent only: the project's files are the config and the client.
+    assert.deepEqual(
+      files.map((f) => f.file.split(/[\\/]/).pop()),
+      ['10xgraph.json', 'client.ts'],
+    );
+    assert.equal(judged.code, 1);
+    edit(dir, 'graph/react.py', 'graph.add_node("TOOL", tool_node)', 'for name in ["TOOL"]:\n    graph.add_node(name, tool_node)');
+    const unread = await runCli(['audit', '--project', dir]);
+    assert.match(
+      unread.stdout,
+      /^.*10xgraph\.json:2:12: information \[graph-not-read\] graph\/react\.py not read \(add_node\(\) at 42:5 is in a loop; its nodes cannot be read exactly\), so node names are not checked without a running server\.$/m,
+    );
+    assert.doesNotMatch(unread.stdout, /node-not-found/);
+    assert.equal(unread.code, 0);
+  });
+
   test('--graph-url against a stand-in of the Python server: mcp tools are server tools', async () => {
     const server = await new GraphHttpServer({
       nodes: [

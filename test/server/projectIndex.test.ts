@@ -67,6 +67,42 @@ describe('the project index', () => {
     assert.deepEqual(handlerNames(index), ['jsx', 'kept', 'nested-root-only']);
   });
 
+  test('reads Python modules within the same bounds: .gitignore, exclude globs, node_modules, the size cap', async () => {
+    const dir = fresh();
+    const MODULE = (node: string) =>
+      `from tenxgraph.core.graph import StateGraph, ToolNode\ngraph = StateGraph()\ngraph.add_node("${node}", ToolNode([]))\napp = graph.compile()\n`;
+    write(dir, '.gitignore', 'build/\n');
+    write(dir, 'graph/react.py', MODULE('TOOL'));
+    write(dir, 'build/react.py', MODULE('BUILT'));
+    write(dir, 'fixtures/react.py', MODULE('EXCLUDED'));
+    write(dir, 'node_modules/pkg/react.py', MODULE('DEPENDENCY'));
+    write(dir, 'big.py', `${MODULE('BIG')}${'# padding\n'.repeat(200)}`);
+    write(dir, 'loop.py', 'from tenxgraph.core.graph import StateGraph\ngraph = StateGraph()\nfor n in ["A"]:\n    graph.add_node(n, lambda s: s)\napp = graph.compile()\n');
+    const index = new ProjectIndex({ limits: { maxFiles: 100, maxFileBytes: 1000, maxTotalBytes: 1 << 20 }, log: () => undefined, changed: () => undefined });
+    await index.setRoots([{ path: dir, files: ['**/10xgraph.json'], exclude: ['fixtures/**'] }]);
+    const read = [...index.all()]
+      .filter((f) => f.python)
+      .map((f) => {
+        const app = f.python!.exports.find(([name]) => name === 'app')![1];
+        return [
+          f.path
+            .slice(dir.length + 1)
+            .split(/[\\/]/)
+            .join('/'),
+          app.ok ? app.graph.nodes.map((n) => `${n.name}:${n.kind}`) : app.reason,
+        ] as const;
+      })
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    assert.deepEqual(read, [
+      ['graph/react.py', ['TOOL:tool_node']],
+      ['loop.py', 'add_node() at 4:5 is in a loop; its nodes cannot be read exactly'],
+    ]);
+    // The add_node name's range, for go to definition.
+    const react = [...index.all()].find((f) => f.path.endsWith('react.py'))!.python!.exports.find(([name]) => name === 'app')![1];
+    assert.ok(react.ok);
+    assert.deepEqual(react.nodes[0].range, { start: { line: 2, character: 15 }, end: { line: 2, character: 21 } });
+  });
+
   test('.gitignore rules, one by one', () => {
     const ignore = new GitIgnore('build/\n*.log\n!important.log\n/top.ts\nnotes/**/draft-*.md\n\\#hash.ts\n');
     assert.equal(ignore.verdict('build', true), true);

@@ -13,6 +13,7 @@ import type { CodeAction, DocumentSymbol, Location, MarkupContent, SymbolInforma
 import { FILE_FIELDS, type Graph } from '../../runtime/src/rules/index';
 import { type CheckedConfig, type ConfigState, FIX_ALL_KIND, getLanguageService, type ProjectFacts } from '../../server/src/service/index';
 import { ServerProject } from '../../server/src/lsp/project';
+import { type AgentSource, readFromSourceNote } from '../../server/src/project';
 import { SettingsStore } from '../../server/src/lsp/settings';
 import { FILE_TOO_LARGE_CODE, MAX_DOCUMENT_LENGTH } from '../../server/src/diagnostics';
 import { fileUri, ROOT, tempFolder } from '../support/lspClient';
@@ -369,6 +370,108 @@ describe('the language service, in-process', () => {
       const items = projectService.doSourceComplete(uri, { line: 0, character: source.length });
       assert.deepEqual(items.map((i) => i.label).sort(), ['get_user_location', 'read_clipboard', 'search_notes']);
       assert.deepEqual(service.doSourceComplete(uri, { line: 0, character: source.length }), []);
+    });
+  });
+
+  describe('a Python project: the graph read from graph/react.py, definition, references and the link of agent', () => {
+    const ws = tempFolder('10xgraph-service-python-');
+    const configPath = join(ws, '10xgraph.json');
+    const reactPy = join(ws, 'graph', 'react.py');
+    let project: ServerProject;
+    let pythonService: ReturnType<typeof getLanguageService>;
+    let unread: AgentSource | undefined;
+    let text = '';
+    let config: CheckedConfig;
+    /** The name literal of `add_node("NAME", ...)` in graph/react.py. */
+    const addNodeName = (name: string) => {
+      const call = rangeOf(readFileSync(reactPy, 'utf8'), `add_node("${name}"`);
+      const start = { line: call.start.line, character: call.start.character + 'add_node('.length };
+      return { start, end: { line: start.line, character: start.character + name.length + 2 } };
+    };
+
+    before(async () => {
+      cpSync(join(ROOT, 'examples', 'python'), ws, { recursive: true });
+      text = readFileSync(configPath, 'utf8');
+      const logger = { log: () => undefined, logError: (where: string, error: unknown) => assert.fail(`${where}: ${String(error)}`) };
+      const connection = {} as Connection;
+      const settings = new SettingsStore(connection, logger, () => undefined);
+      settings.folders = [fileUri(ws)];
+      project = new ServerProject({
+        connection,
+        documents: { get: () => undefined, all: () => [] } as unknown as TextDocuments<TextDocument>,
+        settings,
+        logger,
+        now: Date.now,
+        changed: () => undefined,
+        diagnosticsSettled: async () => undefined,
+        unreadSourceOf: () => unread,
+      });
+      pythonService = getLanguageService({ project: project.features });
+      await project.index();
+      await poll('the project index', () => project.service.index.complete && project.service.index.generation > 0);
+      config = pythonService.checkConfig({ uri: fileUri(configPath), version: 1, text }, {}) as CheckedConfig;
+    });
+
+    test('the graph read from graph/react.py judges node names, its messages name it', async () => {
+      const source = await project.service.agentSource(config.uri, 'graph.react:app');
+      assert.equal(source?.shown, 'graph/react.py');
+      assert.deepEqual(source?.graph?.nodes, [
+        { name: 'MAIN', kind: 'model_node' },
+        { name: 'TOOL', kind: 'tool_node' },
+      ]);
+      const wrong = text.replace('"node": "TOOL"', '"node": "TOOLS"');
+      const judged = pythonService.checkConfig(
+        { uri: config.uri, version: 2, text: wrong },
+        { graph: source!.graph!, sourceGraph: { fileName: source!.shown!, note: readFromSourceNote(source!.file, source!.shown) } },
+      ) as CheckedConfig;
+      const diagnostics = pythonService.doValidation(judged);
+      assert.deepEqual(
+        diagnostics.map((d) => [d.code, d.range]),
+        [['node-not-found', rangeOf(wrong, '"TOOLS"')]],
+      );
+      assert.match(diagnostics[0].message, /\(Judged on the graph read from graph\/react\.py; no server graph is in use\.\)$/);
+    });
+
+    test('a module that cannot be read exactly: graph-not-read on agent with the reason', () => {
+      unread = {
+        file: reactPy,
+        shown: 'graph/react.py',
+        tell: true,
+        reason: 'graph/react.py not read (a reason), so node names are not checked without a running server.',
+        facts: { handlers: [], nodes: [] },
+      };
+      try {
+        assert.deepEqual(
+          pythonService.doProjectValidation(config).map((d) => [d.code, d.range, d.message]),
+          [['graph-not-read', rangeOf(text, '"graph.react:app"'), unread.reason]],
+        );
+      } finally {
+        unread = undefined;
+      }
+    });
+
+    test('definition and references of a node reach add_node in graph/react.py; agent links to the module', async () => {
+      const uri = config.uri;
+      assert.deepEqual(
+        (await pythonService.findDefinition(uri, inside(text, '"TOOL"'), config)).map(({ uri, range }) => ({ uri, range })),
+        [{ uri: fileUri(reactPy), range: addNodeName('TOOL') }],
+      );
+      assert.deepEqual(
+        (await pythonService.findReferences(uri, inside(text, '"TOOL"'), true, config)).map(({ uri, range }) => ({ uri, range })),
+        [
+          { uri: fileUri(reactPy), range: addNodeName('TOOL') },
+          { uri, range: rangeOf(text, '"TOOL"') },
+          { uri, range: rangeOf(text, '"TOOL"', 1) },
+        ],
+      );
+      assert.deepEqual(
+        (await pythonService.findDocumentLinks(config)).map((l) => ({ target: l.target, range: l.range })),
+        [{ target: fileUri(reactPy), range: rangeOf(text, 'graph.react:app') }],
+      );
+      assert.deepEqual(
+        pythonService.getCodeLenses(config).map((l) => l.command?.title),
+        ['handler in client.ts:21 · attached to TOOL', 'handler in client.ts:21 · attached to TOOL'],
+      );
     });
   });
 });

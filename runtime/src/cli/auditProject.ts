@@ -5,7 +5,8 @@
  * the language server's own walk (`ProjectIndex`: regular files only, no link followed,
  * `node_modules` and `.gitignore` left out, the same size bounds), and nothing is run: without
  * `--graph-url`, node names are judged on the graph read from the agent module's source, as the
- * editor does without a server. Problems carry the ranges the editor shows.
+ * editor does without a server (a Python module, `graph.react:app`, by the workspace's Python reader,
+ * ../workspace/pythonGraph.ts). Problems carry the ranges the editor shows.
  */
 import { dirname, relative, resolve } from 'node:path';
 import {
@@ -15,7 +16,9 @@ import {
   auditProjectSource,
   configSummaryOf,
   LineIndex,
+  pythonAgentGraphOf,
   readFromSourceNote,
+  splitAgentSpec,
   RULES,
   ruleDocsAnchor,
   RULESET_VERSION,
@@ -30,7 +33,8 @@ import { resolveAgentFile } from '../workspace/agentFile';
 import { displayPath } from '../workspace/configFile';
 import { CONFIG_FILE, configFilesOf, LEGACY_CONFIG_FILE } from '../workspace/configFiles';
 import { readConfigSummary } from '../workspace/configSummary';
-import { ProjectIndex } from '../workspace/projectIndex';
+import { isPythonPath, ProjectIndex } from '../workspace/projectIndex';
+import { readPythonGraph } from '../workspace/pythonGraph';
 import { analyzeSource, isSourcePath, type SourceAnalysis } from '../workspace/sourceAnalysis';
 import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
 import { escapeControl } from '../text/escapeControl';
@@ -113,9 +117,15 @@ async function auditConfigOfProject(
   const spec = first.flatTree ? configSummaryOf(first)?.agent?.value : undefined;
   if (!graph && !options.noGraph && spec !== undefined) {
     const file = await resolveAgentFile(path, spec);
-    const source = file ? (await index.factsOf(file))?.source : undefined;
-    if (file && source) {
-      const agent = agentGraphOf(file, source);
+    const facts = file ? await index.factsOf(file) : undefined;
+    const exportName = splitAgentSpec(spec)?.exportName;
+    const agent =
+      file && facts && isPythonPath(file) && exportName !== undefined
+        ? pythonAgentGraphOf(file, relative(dirname(path), file).split('\\').join('/'), readPythonGraph(facts.text, exportName))
+        : file && facts?.source
+          ? agentGraphOf(file, facts.source)
+          : undefined;
+    if (agent) {
       if (agent.graph) {
         graph = agent.graph;
         fromSource = agent;
@@ -126,7 +136,7 @@ async function auditConfigOfProject(
   let analysis = analyzeConfig(text, judged);
   if (analysis.problems.some((p) => p.code === 'agent-missing')) analysis = analyzeConfig(text, { ...judged, agentCandidates: findAgentCandidates(dirname(path)) });
   const problems = analysis.problems.map((p) =>
-    fromSource && (p.code === 'node-not-found' || p.code === 'node-not-tool-node') ? { ...p, message: p.message + readFromSourceNote(fromSource.file) } : p,
+    fromSource && (p.code === 'node-not-found' || p.code === 'node-not-tool-node') ? { ...p, message: p.message + readFromSourceNote(fromSource.file, fromSource.shown) } : p,
   );
   // A text that is not JSON gets its syntax errors first: the project is judged once it parses (as in the editor).
   const summary = configSummaryOf(analysis);

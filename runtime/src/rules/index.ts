@@ -21,7 +21,7 @@ export { splitAgentSpec } from './rules/agent-invalid';
 export { toolNameProblem } from './rules/invalid-tool-name';
 export { configSummaryOf, configSummaryOfNode, innerSpan, readConfigSummary, tolerantTree } from './configSummary';
 export type { ConfigSummary, StringSpan, ToolSummary } from './configSummary';
-export { agentGraphOf, readFromSourceNote } from './project';
+export { agentGraphOf, pythonAgentGraphOf, readFromSourceNote } from './project';
 export type { AgentGraph, NameSet, ProjectConfigInput, ProjectFacts, ProjectRule, ProjectSourceInput, SourceNameFact, SourceNodeFact } from './project';
 export { auditProjectConfig, auditProjectSource } from './auditProject';
 export { PROJECT_RULES } from './rules/index';

@@ -51,6 +51,8 @@ export interface SourceNodeFact extends SourceNameFact {
 export interface AgentGraph {
   /** The module's file. */
   file: string;
+  /** The module as messages name it, when not by its base name (a Python module by its path from the config's folder: `graph/react.py`). */
+  shown?: string;
   /** The graph read from the source, when every `addNode` there has a literal name and the file parses. */
   graph?: Graph;
   /** Why no graph was read from it (one sentence), when `graph` is undefined. */
@@ -82,9 +84,19 @@ export function agentGraphOf(file: string, source: { nodes: readonly Pick<Source
   return { file, graph: { origin: 'loaded', nodes, toolsKnown: false } };
 }
 
-/** The sentence added to a graph rule's message when the graph was read from the agent module's source. */
-export function readFromSourceNote(file: string): string {
-  return ` (Judged on the graph read from ${baseName(file)}; no server graph is in use.)`;
+/**
+ * The graph a Python agent module's source describes, as the workspace's Python reader read it
+ * (`readPythonGraph`: a graph, or why none can be read exactly, with its place), for the
+ * module shown as `shown` (its path from the config's folder, `graph/react.py`).
+ */
+export function pythonAgentGraphOf(file: string, shown: string, read: { ok: true; graph: Graph } | { ok: false; reason: string }): AgentGraph {
+  if (read.ok) return { file, shown, graph: read.graph };
+  return { file, shown, tell: true, reason: `${shown} not read (${read.reason}), so node names are not checked without a running server.` };
+}
+
+/** The sentence added to a graph rule's message when the graph was read from the agent module's source (named `shown`, else by its base name). */
+export function readFromSourceNote(file: string, shown?: string): string {
+  return ` (Judged on the graph read from ${shown ?? baseName(file)}; no server graph is in use.)`;
 }
 
 /** What a project rule on a config is given. */

@@ -1,5 +1,5 @@
 /**
- * The project index: the facts of every JS/TS source and every config of the project's folders,
+ * The project index: the facts of every JS/TS source (and, when asked, every Python module) and every config of the project's folders,
  * read from disk (never run) in the background and kept current from file events (the
  * language server's `workspace/didChangeWatchedFiles`) and the open documents. The language
  * server and `10xgraph audit --project` read the project through this one walk, within the same
@@ -12,7 +12,7 @@
  * nothing below a folder the walk leaves out (`node_modules`, `.gitignore`, the exclude setting).
  */
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join, relative, sep } from 'node:path';
+import { basename, extname, join, relative, sep } from 'node:path';
 import { GitIgnore } from './gitignore';
 import { matchAny } from './glob';
 import { readRegularFile } from './regularFile';
@@ -42,10 +42,20 @@ export interface IndexRoot {
 /** One indexed file and its facts. */
 export type IndexedFile<F extends object> = F & { path: string };
 
+/** What a file is to the index: a JS/TS source (`isSourcePath`), a Python module (`.py`) or a config (a path the root's `files` globs match). */
+export type IndexedKind = 'source' | 'python' | 'config';
+
+/** Whether `path` is a Python module (`.py`), which an index reads when its `python` option says so. */
+export function isPythonPath(path: string): boolean {
+  return extname(path) === '.py';
+}
+
 /** What an index needs: how a file's text becomes its facts, and the names they hold. */
 export interface ProjectIndexOptions<F extends object> {
-  /** The facts of a file's text: a source (`isSourcePath`) or a config (a path the root's `files` globs match). */
-  read: (path: string, text: string, kind: 'source' | 'config') => F;
+  /** The facts of a file's text: a source, a Python module or a config. */
+  read: (path: string, text: string, kind: IndexedKind) => F;
+  /** The walk reads Python modules (`.py`) too, within the same bounds (the language server's agent modules of a Python project). */
+  python?: boolean;
   /** The names facts hold (what the project's diagnostics depend on): a change of them bumps `generation`. */
   names: (facts: F) => string;
   limits?: IndexLimits;
@@ -115,7 +125,7 @@ export class ProjectIndex<F extends object> {
     try {
       const info = await stat(path);
       if (!info.isFile() || info.size > this.limits.maxFileBytes) return undefined;
-      return this.options.read(path, await readFile(path, 'utf8'), 'source');
+      return this.options.read(path, await readFile(path, 'utf8'), isPythonPath(path) ? 'python' : 'source');
     } catch {
       return undefined;
     }
@@ -247,7 +257,12 @@ export class ProjectIndex<F extends object> {
   }
 
   private isWanted(root: IndexRoot, path: string): boolean {
-    return isSourcePath(path) || this.isConfig(root, path);
+    return isSourcePath(path) || (this.options.python === true && isPythonPath(path)) || this.isConfig(root, path);
+  }
+
+  private kindOf(path: string): IndexedKind {
+    if (isSourcePath(path)) return 'source';
+    return this.options.python === true && isPythonPath(path) ? 'python' : 'config';
   }
 
   private bump(): void {
@@ -334,7 +349,7 @@ export class ProjectIndex<F extends object> {
       if (this.files.has(path)) this.forget(path);
       return;
     }
-    const facts = this.options.read(path, read.text, isSourcePath(path) ? 'source' : 'config');
+    const facts = this.options.read(path, read.text, this.kindOf(path));
     const before = this.files.get(path);
     this.files.set(path, { facts, bytes: read.bytes });
     this.totalBytes += read.bytes - (before?.bytes ?? 0);

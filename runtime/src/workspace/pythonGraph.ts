@@ -24,6 +24,9 @@ export interface PythonNodeSite {
   column: number;
   /** Offset of the method's name (`add_node`) in the module's text. */
   offset: number;
+  /** Where the name argument lies (the string literal with its quotes, or the function of `add_node(func)`). */
+  nameOffset: number;
+  nameLength: number;
 }
 
 /** What was read of a module: the graph exported as `variable`, or why it could not be read exactly. */
@@ -54,12 +57,34 @@ type Value =
 const NODE_METHODS = new Set(['add_node', 'override_node']);
 
 /**
+ * What one parse of a module says of every top-level name it binds, as `readPythonGraph` would
+ * answer for each: `unread` when no name can be read (a syntax error, a module too large), else
+ * one read per bound name (plain data, so an index can keep and compare it).
+ */
+export interface PythonModuleRead {
+  unread?: string;
+  exports: Array<[string, PythonGraphRead]>;
+}
+
+/**
  * Reads the graph that `source` (a Python module's text) assigns to the top-level `variable`
  * (the export of `"agent": "module:variable"`).
  */
 export function readPythonGraph(source: string, variable: string): PythonGraphRead {
-  if (source.length > MAX_PYTHON_MODULE_CHARS) return { ok: false, reason: `the module is larger than ${MAX_PYTHON_MODULE_CHARS / (1024 * 1024)} MB and is not parsed` };
-  return new ModuleReader(source).read(variable);
+  return pythonGraphOf(readPythonModule(source), variable);
+}
+
+/** Reads every top-level name of a Python module at once (one parse), for a reader that does not know yet which one a config names. */
+export function readPythonModule(source: string): PythonModuleRead {
+  if (source.length > MAX_PYTHON_MODULE_CHARS) return { unread: `the module is larger than ${MAX_PYTHON_MODULE_CHARS / (1024 * 1024)} MB and is not parsed`, exports: [] };
+  return new ModuleReader(source).readAll();
+}
+
+/** The graph of `variable` in a module read by `readPythonModule`: what `readPythonGraph` answers. */
+export function pythonGraphOf(module: PythonModuleRead, variable: string): PythonGraphRead {
+  if (module.unread !== undefined) return { ok: false, reason: module.unread };
+  const found = module.exports.find(([name]) => name === variable);
+  return found ? found[1] : { ok: false, reason: `no top-level '${variable}' is assigned in the module` };
 }
 
 class ModuleReader {
@@ -70,17 +95,19 @@ class ModuleReader {
     this.lines = new LineIndex(source);
   }
 
-  read(variable: string): PythonGraphRead {
+  readAll(): PythonModuleRead {
     // Required here, not imported: only the audit of a Python module pays for loading the parser.
     const { parser } = require('@lezer/python') as typeof import('@lezer/python');
     const tree = parser.parse(this.source);
     const cursor = tree.cursor();
     do {
-      if (cursor.type.isError) return { ok: false, reason: `syntax error at ${this.at(cursor.from)}; Python cannot import the module either` };
+      if (cursor.type.isError) return { unread: `syntax error at ${this.at(cursor.from)}; Python cannot import the module either`, exports: [] };
     } while (cursor.next());
     for (let statement = tree.topNode.firstChild; statement; statement = statement.nextSibling) this.readStatement(statement);
-    const binding = this.bindings.get(variable);
-    if (!binding) return { ok: false, reason: `no top-level '${variable}' is assigned in the module` };
+    return { exports: [...this.bindings].map(([variable, binding]) => [variable, this.readBinding(variable, binding)]) };
+  }
+
+  private readBinding(variable: string, binding: Binding): PythonGraphRead {
     switch (binding.kind) {
       case 'compiled': {
         const graph = binding.graph;
@@ -274,6 +301,7 @@ class ModuleReader {
     for (const value of list) this.scan(value, 'an argument');
     let name: string | undefined;
     let value: SyntaxNode | undefined;
+    const nameNode = list[0];
     if (list.length === 1 && method === 'add_node') {
       // `add_node(func)` names the node after `func.__name__`.
       const only = list[0];
@@ -294,7 +322,7 @@ class ModuleReader {
     // The method's name marks the site: the calls of one chain all start where the chain does.
     const at = call.firstChild?.getChild('PropertyName')?.from ?? call.from;
     const p = this.lines.positionAt(at);
-    graph.sites.push({ name, kind, method, line: p.line + 1, column: p.character + 1, offset: at });
+    graph.sites.push({ name, kind, method, line: p.line + 1, column: p.character + 1, offset: at, nameOffset: nameNode.from, nameLength: nameNode.to - nameNode.from });
   }
 
   private kindOf(value: SyntaxNode): NodeKind {

@@ -137,7 +137,7 @@ export class DocumentStates {
       {
         ...(graph ? { graph } : {}),
         agents,
-        ...(fromSource ? { sourceGraph: { fileName: basename(fromSource.file), note: readFromSourceNote(fromSource.file) } } : {}),
+        ...(fromSource ? { sourceGraph: { fileName: fromSource.shown ?? basename(fromSource.file), note: readFromSourceNote(fromSource.file, fromSource.shown) } } : {}),
       },
       cached,
     );

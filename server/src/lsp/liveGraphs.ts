@@ -123,7 +123,7 @@ export class LiveGraphs {
     this.lastStatus.set(status.url, status);
     const sources = this.sourceGraphs.get(status.url);
     const source = sources && sources.size > 0 ? [...sources.values()][0] : undefined;
-    const read = source?.graph ? { file: basename(source.file), nodeCount: source.graph.nodes.length } : undefined;
+    const read = source?.graph ? { file: source.shown ?? basename(source.file), nodeCount: source.graph.nodes.length } : undefined;
     // Offline without a graph fetched earlier, node names are still judged when the agent module's graph was read.
     const error = read && status.error?.includes(NOT_CHECKED) ? status.error.replace(NOT_CHECKED, `node names checked against the graph read from ${read.file}`) : status.error;
     const sent: StatusParams = read ? { ...status, ...(error !== undefined ? { error } : {}), sourceGraph: read } : status;

@@ -1,0 +1,183 @@
+/**
+ * A Python project over stdio: a copy of examples/python (`"agent": "graph.react:app"`, the
+ * module graph/react.py, a TypeScript client with the handlers) in a temporary workspace. Without
+ * a server graph, node names are judged on the graph read from graph/react.py; a module whose
+ * nodes cannot be read exactly (add_node in a loop) gets `graph-not-read`; definition, the
+ * `agent` link, references, hover and code lenses reach the Python module.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type CodeLens,
+  CodeLensRequest,
+  DefinitionRequest,
+  type Diagnostic,
+  DidChangeWatchedFilesNotification,
+  type DocumentLink,
+  DocumentLinkRequest,
+  FileChangeType,
+  HoverRequest,
+  type Location,
+  type Range,
+  ReferencesRequest,
+} from 'vscode-languageserver-protocol/node';
+import { TestClient, fileUri, ROOT, tempFolder } from '../support/lspClient';
+
+const EXAMPLE = join(ROOT, 'examples', 'python');
+
+/** The range of the `occurrence`-th `needle` in `text` (zero-based lines and characters). */
+function rangeOf(text: string, needle: string, occurrence = 0): Range {
+  let offset = -1;
+  for (let i = 0; i <= occurrence; i++) {
+    offset = text.indexOf(needle, offset + 1);
+    assert.ok(offset >= 0, `${JSON.stringify(needle)} occurs ${occurrence + 1} times`);
+  }
+  const position = (at: number) => {
+    const before = text.slice(0, at).split('\n');
+    return { line: before.length - 1, character: before[before.length - 1].length };
+  };
+  return { start: position(offset), end: position(offset + needle.length) };
+}
+
+/** A position inside the `occurrence`-th `needle` (one character in). */
+function inside(text: string, needle: string, occurrence = 0) {
+  const { start } = rangeOf(text, needle, occurrence);
+  return { line: start.line, character: start.character + 1 };
+}
+
+const codes = (diagnostics: Diagnostic[]) => diagnostics.map((d) => d.code);
+
+/** The range of the name literal of `add_node("NAME", ...)` in `text`. */
+function addNodeName(text: string, name: string): Range {
+  const call = rangeOf(text, `add_node(${JSON.stringify(name)}`);
+  const start = { line: call.start.line, character: call.start.character + 'add_node('.length };
+  return { start, end: { line: start.line, character: start.character + name.length + 2 } };
+}
+
+describe('a Python project: the graph read from graph/react.py', () => {
+  let client: TestClient;
+  const ws = tempFolder('10xgraph-python-project-');
+  const config = join(ws, '10xgraph.json');
+  const react = join(ws, 'graph', 'react.py');
+  let configText = '';
+  let reactText = '';
+
+  before(async () => {
+    cpSync(EXAMPLE, ws, { recursive: true });
+    configText = readFileSync(config, 'utf8');
+    reactText = readFileSync(react, 'utf8');
+    client = await TestClient.start({ workspaceFolders: [{ uri: fileUri(ws), name: 'python' }], initializationOptions: { settings: { server: { enabled: false } } } });
+    await client.open(fileUri(config), configText);
+  });
+  after(async () => {
+    await client.stop();
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  const request = {
+    definition: (uri: string, position: { line: number; character: number }) =>
+      client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position }) as Promise<Location[]>,
+    references: (uri: string, position: { line: number; character: number }, includeDeclaration = true) =>
+      client.connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position, context: { includeDeclaration } }) as Promise<Location[]>,
+  };
+
+  test('the example has no problem: both tools are attached to the ToolNode TOOL of graph/react.py', async () => {
+    const diagnostics = await client.pushed(fileUri(config), 1);
+    assert.deepEqual(codes(diagnostics), []);
+    const status = await client.waitStatus('http://localhost:8000', (s) => s.sourceGraph !== undefined, 'a status naming the Python graph');
+    assert.deepEqual(status.sourceGraph, { file: 'graph/react.py', nodeCount: 2 });
+  });
+
+  test('node names are judged on the graph read from graph/react.py, and hover names it', async () => {
+    const uri = fileUri(config);
+    const wrong = configText.replace('"node": "TOOL"', '"node": "TOOLS"').replace('"node": "TOOL"', '"node": "MAIN"');
+    const version = await client.change(uri, wrong);
+    const diagnostics = await client.pushed(uri, version, (d) => d.some((x) => x.code === 'node-not-found'));
+    assert.deepEqual(codes(diagnostics).sort(), ['node-not-found', 'node-not-tool-node']);
+    const notFound = diagnostics.find((d) => d.code === 'node-not-found')!;
+    assert.deepEqual(notFound.range, rangeOf(wrong, '"TOOLS"'));
+    assert.match(notFound.message, /no node named 'TOOLS'.*\(Judged on the graph read from graph\/react\.py; no server graph is in use\.\)$/);
+    const notToolNode = diagnostics.find((d) => d.code === 'node-not-tool-node')!;
+    assert.deepEqual(notToolNode.range, rangeOf(wrong, '"MAIN"'));
+    assert.match(notToolNode.message, /'MAIN'.* is a model node, not a ToolNode.*\(Judged on the graph read from graph\/react\.py; no server graph is in use\.\)$/);
+    const hover = await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: inside(wrong, '"MAIN"') });
+    assert.match(JSON.stringify(hover?.contents), /is a model node in the graph read from graph\/react\.py \(its source, not run; no server graph is in use\)/);
+    const restored = await client.change(uri, configText);
+    await client.pushed(uri, restored, (d) => d.length === 0);
+  });
+
+  test('go to definition: node → add_node("TOOL", ...) in graph/react.py; agent → the module, also a document link', async () => {
+    const uri = fileUri(config);
+    const node = await request.definition(uri, inside(configText, '"TOOL"'));
+    assert.deepEqual(
+      node.map(({ uri, range }) => ({ uri, range })),
+      [{ uri: fileUri(react), range: addNodeName(reactText, 'TOOL') }],
+    );
+    const agent = await request.definition(uri, inside(configText, '"graph.react:app"'));
+    assert.deepEqual(
+      agent.map((l) => l.uri),
+      [fileUri(react)],
+    );
+    const links = (await client.connection.sendRequest(DocumentLinkRequest.type, { textDocument: { uri } })) as DocumentLink[];
+    assert.deepEqual(
+      links.map((l) => ({ range: l.range, target: l.target })),
+      [{ range: rangeOf(configText, 'graph.react:app'), target: fileUri(react) }],
+    );
+  });
+
+  test('references of a node: its add_node in graph/react.py and the tools attached to it', async () => {
+    const uri = fileUri(config);
+    const references = await request.references(uri, inside(configText, '"TOOL"'));
+    assert.deepEqual(
+      references.map(({ uri, range }) => ({ uri, range })),
+      [
+        { uri: fileUri(react), range: addNodeName(reactText, 'TOOL') },
+        { uri, range: rangeOf(configText, '"TOOL"', 0) },
+        { uri, range: rangeOf(configText, '"TOOL"', 1) },
+      ],
+    );
+  });
+
+  test('the code lens above each tool names its handler and the node of the Python graph', async () => {
+    const lenses = (await client.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: fileUri(config) } })) as CodeLens[];
+    assert.deepEqual(
+      lenses.map((l) => l.command?.title),
+      ['handler in client.ts:21 · attached to TOOL', 'handler in client.ts:21 · attached to TOOL'],
+    );
+  });
+
+  test('a module whose nodes cannot be read exactly (add_node in a loop, over the size bound) gets graph-not-read on agent, with the reason and its place', async () => {
+    const uri = fileUri(config);
+    writeFileSync(react, reactText.replace('graph.add_node("TOOL", tool_node)', 'for name in ["TOOL"]:\n    graph.add_node(name, tool_node)'));
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(react), type: FileChangeType.Changed }] });
+    const diagnostics = await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'graph-not-read'));
+    assert.deepEqual(codes(diagnostics), ['graph-not-read']);
+    assert.equal(diagnostics[0].severity, 3);
+    assert.deepEqual(diagnostics[0].range, rangeOf(configText, '"graph.react:app"'));
+    const line = reactText.slice(0, reactText.indexOf('graph.add_node("TOOL"')).split('\n').length + 1;
+    assert.equal(
+      diagnostics[0].message,
+      `graph/react.py not read (add_node() at ${line}:5 is in a loop; its nodes cannot be read exactly), so node names are not checked without a running server.`,
+    );
+    // A wrong node is not judged on a graph that was not read.
+    const version = await client.change(uri, configText.replace('"node": "TOOL"', '"node": "TOOLS"'));
+    const unjudged = await client.pushed(uri, version);
+    assert.deepEqual(codes(unjudged), ['graph-not-read']);
+    assert.deepEqual(await request.definition(uri, inside(configText, '"TOOL"')), []);
+    // A module over the index's bound (512 KB) is not parsed, and agent says so.
+    writeFileSync(react, reactText + '#'.repeat(600 * 1024) + '\n');
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(react), type: FileChangeType.Changed }] });
+    const large = await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'graph-not-read' && x.message.includes('larger')));
+    assert.equal(
+      large.find((d) => d.code === 'graph-not-read')!.message,
+      'graph/react.py not read (the module is larger than 512 KB, the bound of a file the project index reads), so node names are not checked without a running server.',
+    );
+    writeFileSync(react, reactText);
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(react), type: FileChangeType.Changed }] });
+    await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'node-not-found'));
+    const restored = await client.change(uri, configText);
+    await client.pushed(uri, restored, (d) => d.length === 0);
+  });
+});
