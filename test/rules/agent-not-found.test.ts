@@ -10,7 +10,11 @@ const MISSING_EXPORT = "Agent module /p/graph.ts has no export 'ap' (it exports 
 
 describe('agent-not-found', () => {
   test('a missing module is an error on the value, with what was looked for', () => {
-    const { problems } = expectProblems(`{\n  "agent": ⟦"graf:app"⟧,\n  "remote_tools": []\n}`, CODE, { only: true, agentUnresolved: MISSING_MODULE, messages: ['graf.ts', 'graf/__init__.py'] });
+    const { problems } = expectProblems(`{\n  "agent": ⟦"graf:app"⟧,\n  "remote_tools": []\n}`, CODE, {
+      only: true,
+      agentUnresolved: MISSING_MODULE,
+      messages: ['graf.ts', 'graf/__init__.py'],
+    });
     assert.equal(problems[0].severity, 'error');
     assert.equal(problems[0].message, MISSING_MODULE);
     assert.equal(problems[0].fixes, undefined);

@@ -152,7 +152,9 @@ export function exampleFiles(): ConfigFiles {
  * (`AuditOptions.agentUnresolved`): the example folder has the package `graph` and no module `graf`.
  */
 export function exampleAgentUnresolved(text: string): string | undefined {
-  return /"agent"\s*:\s*"graf:/.test(text) ? "Cannot find the module of agent 'graf:app': no graf.ts, graf.mts, graf.js, graf.mjs, graf.py or graf/__init__.py in the folder." : undefined;
+  return /"agent"\s*:\s*"graf:/.test(text)
+    ? "Cannot find the module of agent 'graf:app': no graf.ts, graf.mts, graf.js, graf.mjs, graf.py or graf/__init__.py in the folder."
+    : undefined;
 }
 
 /**
