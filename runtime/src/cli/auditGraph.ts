@@ -20,9 +20,12 @@ export interface GraphSource {
  * The graph for an audit without `--graph-url` or `--no-graph`. A Python agent module is read
  * from its source (./pythonGraph.ts), never run; when it cannot be read exactly the graph rules
  * are skipped and the note says why. Any other module is loaded, as `10xgraph api` does at
- * start-up. When the module cannot load, a config that has errors of its own is still reported
- * (without the graph rules), as start-up reports it; a config with none cannot be judged, and
- * the reason is returned as `error` (exit 2, as `api` exits).
+ * start-up. An `agent` whose module file or export is missing is a problem of the file: the
+ * loader's sentence is returned as `agentUnresolved`, which the rule set reports as
+ * `agent-not-found` on the value. When the module is found but cannot load (it throws, it does not
+ * compile), a config that has errors of its own is still reported (without the graph rules), as
+ * start-up reports it; a config with none cannot be judged, and the reason is returned as `error`
+ * (exit 2, as `api` exits).
  */
 export async function loadGraphForAudit(configPath: string, text: string): Promise<GraphSource | { error: string }> {
   const python = pythonAgentOf(configPath, text);
