@@ -62,27 +62,89 @@ describe('audit loads the agent module by default, as api does', () => {
     });
   }
 
-  test('a module that does not load: a config without errors cannot be judged (exit 2)', async () => {
+  test('an agent whose module file is missing is agent-not-found on the value (exit 1), naming the files looked for', async () => {
     const dir = join(temp, 'noload');
     mkdirSync(dir);
-    writeFileSync(join(dir, '10xgraph.json'), '{"agent": "missing:app"}');
+    writeFileSync(join(dir, '10xgraph.json'), '{\n  "agent": "missing:app"\n}\n');
+    const result = await runCli(['audit'], { cwd: dir });
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(result.stderr, '');
+    const [line, summary] = result.stdout.trimEnd().split('\n');
+    assert.match(
+      line,
+      /^10xgraph\.json:2:12: error \[agent-not-found\] Cannot find the module of agent 'missing:app': no missing\.ts, missing\.mts, missing\.js, missing\.mjs, missing\.py or missing\/__init__\.py in /,
+    );
+    assert.equal(summary, '10xgraph.json: 1 error; graph skipped (the agent does not resolve, see agent-not-found): node names not checked');
+  });
+
+  test('an agent whose export is missing is agent-not-found on the value in text, json and sarif, naming the exports', async () => {
+    const dir = join(temp, 'noexport');
+    mkdirSync(dir);
+    writeFileSync(join(dir, '10xgraph.json'), '{"agent": "graph:ap"}');
+    writeFileSync(join(dir, 'graph.mjs'), 'export const app = 1;\n');
+    const text = await runCli(['audit'], { cwd: dir });
+    assert.equal(text.code, 1, text.stderr);
+    assert.match(text.stdout, /^10xgraph\.json:1:11: error \[agent-not-found\] Agent module .*graph\.mjs has no export 'ap' \(it exports 'app'\)/);
+    const json = await runCli(['audit', '--format', 'json'], { cwd: dir });
+    assert.equal(json.code, 1);
+    const report = JSON.parse(json.stdout);
+    assert.equal(report.graph, 'skipped');
+    assert.deepEqual(
+      report.problems.map((p: { code: string; range: unknown }) => [p.code, p.range]),
+      [['agent-not-found', { start: { line: 0, character: 10 }, end: { line: 0, character: 20 } }]],
+    );
+    assert.match(report.problems[0].message, /has no export 'ap' \(it exports 'app'\)/);
+    const sarif = await runCli(['audit', '--format', 'sarif'], { cwd: dir });
+    assert.equal(sarif.code, 1);
+    const result = JSON.parse(sarif.stdout).runs[0].results[0];
+    assert.equal(result.ruleId, 'agent-not-found');
+    assert.deepEqual(result.locations[0].physicalLocation.region, { startLine: 1, startColumn: 11, endLine: 1, endColumn: 21, charOffset: 10, charLength: 10 });
+  });
+
+  test('an agent module that throws when run cannot be judged (exit 2), with its error', async () => {
+    const dir = join(temp, 'throws');
+    mkdirSync(dir);
+    writeFileSync(join(dir, '10xgraph.json'), '{"agent": "graph:app"}');
+    writeFileSync(join(dir, 'graph.mjs'), "throw new Error('boom at load');\n");
     const result = await runCli(['audit'], { cwd: dir });
     assert.equal(result.code, 2);
-    assert.match(
-      result.stderr,
-      /could not load the agent module: Cannot find the module of agent 'missing:app': no missing\.ts, missing\.mts, missing\.js, missing\.mjs, missing\.py or missing\/__init__\.py/,
-    );
+    assert.match(result.stderr, /could not load the agent module: Agent module .*graph\.mjs failed to load: boom at load/);
     assert.match(result.stderr, /Pass --no-graph/);
   });
 
-  test('a module that does not load: a config with errors is still reported, graph rules skipped', async () => {
+  test('an agent that does not resolve is reported beside the errors of the file, graph rules skipped', async () => {
     const dir = join(temp, 'noload-errors');
     mkdirSync(dir);
     writeFileSync(join(dir, '10xgraph.json'), '{"agent": "missing:app", "remote_tools": [{"node": "X"}]}');
     const result = await runCli(['audit'], { cwd: dir });
     assert.equal(result.code, 1);
+    assert.match(result.stdout, /error \[agent-not-found\]/);
     assert.match(result.stdout, /error \[missing-field\]/);
-    assert.match(result.stdout, /graph skipped \(the agent module did not load: Cannot find the module/);
+    assert.match(result.stdout, /graph skipped \(the agent does not resolve, see agent-not-found\)/);
+  });
+
+  test('a file that is not JSON: the summary says agent was not read, and why', async () => {
+    const dir = join(temp, 'not-json');
+    mkdirSync(dir);
+    writeFileSync(join(dir, '10xgraph.json'), '{"agent": "graph:app",}');
+    const result = await runCli(['audit'], { cwd: dir });
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /error \[invalid-json\]/);
+    assert.match(result.stdout, /\n10xgraph\.json: 1 error; graph skipped \(the file is not valid JSON, so `agent` was not read\): node names not checked\n$/);
+  });
+
+  test('a file without agent, or with one that is not module:export: the summary says so', async () => {
+    for (const [name, text, why] of [
+      ['no-agent', '{"remote_tools": []}', 'the file has no `agent`'],
+      ['bad-agent', '{"agent": "graph"}', '`agent` is not a `module:export` string'],
+    ]) {
+      const dir = join(temp, name);
+      mkdirSync(dir);
+      writeFileSync(join(dir, '10xgraph.json'), text);
+      const result = await runCli(['audit'], { cwd: dir });
+      assert.equal(result.code, 1);
+      assert.ok(result.stdout.endsWith(`; graph skipped (${why}): node names not checked\n`), result.stdout);
+    }
   });
 });
 

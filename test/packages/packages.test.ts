@@ -33,48 +33,7 @@ import {
 import { poll } from '../support/poll';
 import { extractClientSnippets } from './snippets';
 import { findE2eTools } from '../e2e/support/tools';
-
-const ROOT = join(__dirname, '..', '..');
-const VERSION = (JSON.parse(readFileSync(join(ROOT, 'runtime', 'package.json'), 'utf8')) as { version: string }).version;
-/** The versions this repository builds with, so that npm finds them in its cache. */
-const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment of a user's shell: none of the npm_* variables `npm test` sets for its scripts. */
-function userEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key) && key !== 'TENXGRAPH_TEST' && key !== 'TENXGRAPH_TOKEN') env[key] = value;
-  return { ...env, ...extra };
-}
-
-/** Runs a command to its end and collects what it prints. */
-function run(command: string, args: string[], cwd: string, options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: options.env ?? userEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** Like `run`, but a failure throws with everything the command printed. */
-async function must(command: string, args: string[], cwd: string, options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Ran> {
-  const ran = await run(command, args, cwd, options);
-  if (ran.code !== 0) throw new Error(`'${command} ${args.join(' ')}' failed (exit ${ran.code}) in ${cwd}:\n${ran.stdout}\n${ran.stderr}`);
-  return ran;
-}
+import { must, packTarballs, QUIET_INSTALL, ROOT, run, userEnv, VERSION, versionOf } from './helpers';
 
 const GOOD_CONFIG = {
   agent: 'graph:app',
@@ -164,12 +123,12 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), '10xgraph-packages-'));
-    await must(process.execPath, [join(ROOT, 'scripts', 'package.mjs'), '--out-dir', join(work, 'artifacts')], ROOT, { env: process.env, timeoutMs: 300_000 });
+    await packTarballs(join(work, 'artifacts'));
     project = join(work, 'project');
     globalPrefix = join(work, 'global');
     mkdirSync(project);
     await must('npm', ['init', '-y'], project);
-    const quiet = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
+    const quiet = QUIET_INSTALL;
     // The project's install builds better-sqlite3; the global one is independent: both at once.
     await Promise.all([
       must(

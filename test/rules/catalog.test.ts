@@ -12,6 +12,7 @@ const SEVERITIES: Record<ProblemCode, Severity> = {
   'root-not-object': 'error',
   'agent-missing': 'error',
   'agent-invalid': 'error',
+  'agent-not-found': 'error',
   'remote-tools-not-list': 'error',
   'tool-not-object': 'error',
   'unknown-field': 'error',

@@ -19,7 +19,7 @@ import {
   type ProblemCode,
 } from '../../runtime/src/rules/index';
 import { analyzeSource } from '../../runtime/src/workspace/sourceAnalysis';
-import { RULES_DOC_PATH, exampleFiles, exampleGraph, readDocSections, serverStartedWithExample, type DocExample, type DocSection } from './docsExamples';
+import { RULES_DOC_PATH, exampleAgentUnresolved, exampleFiles, exampleGraph, readDocSections, serverStartedWithExample, type DocExample, type DocSection } from './docsExamples';
 
 const CODES = Object.keys(RULES) as ProblemCode[];
 /** Codes no file is meant to produce: documented, without examples. */
@@ -33,7 +33,8 @@ const ruleSections = new Map(sections.filter((s) => s.heading in RULES).map((s) 
 
 /** How an example is judged: against the example graph, in the example folder. */
 function optionsOf(code: ProblemCode, example: DocExample): AuditOptions {
-  return { graph: exampleGraph(example.text, serverStartedWithExample(code, example)), files: exampleFiles() };
+  const agentUnresolved = exampleAgentUnresolved(example.text);
+  return { graph: exampleGraph(example.text, serverStartedWithExample(code, example)), files: exampleFiles(), ...(agentUnresolved === undefined ? {} : { agentUnresolved }) };
 }
 
 /** The `ts` block that follows an example of a project rule's section. */

@@ -148,6 +148,16 @@ export function exampleFiles(): ConfigFiles {
 }
 
 /**
+ * What the loader says of an example's `agent`, as `10xgraph audit` passes it to the rule set
+ * (`AuditOptions.agentUnresolved`): the example folder has the package `graph` and no module `graf`.
+ */
+export function exampleAgentUnresolved(text: string): string | undefined {
+  return /"agent"\s*:\s*"graf:/.test(text)
+    ? "Cannot find the module of agent 'graf:app': no graf.ts, graf.mts, graf.js, graf.mjs, graf.py or graf/__init__.py in the folder."
+    : undefined;
+}
+
+/**
  * Whether the server of an example was started with the example itself. Only the wrong
  * example of `tool-not-attached` runs against a server started before its tool was added.
  */

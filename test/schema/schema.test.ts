@@ -20,8 +20,8 @@ const ROOT = join(__dirname, '..', '..');
 const SCHEMA_PATH = join(ROOT, 'schemas', '10xgraph.schema.json');
 const FIXTURES_DIR = join(ROOT, 'test', 'fixtures');
 
-/** Error codes no JSON Schema can express: uniqueness of a field across items, and the graph. */
-const NOT_IN_SCHEMA = new Set<ProblemCode>(['duplicate-name', 'node-not-found', 'node-not-tool-node', 'name-conflicts-with-server-tool']);
+/** Error codes no JSON Schema can express: uniqueness of a field across items, the files beside the config, and the graph. */
+const NOT_IN_SCHEMA = new Set<ProblemCode>(['duplicate-name', 'agent-not-found', 'node-not-found', 'node-not-tool-node', 'name-conflicts-with-server-tool']);
 
 /** VS Code's extensions to JSON Schema, which the editor reads and validators ignore. */
 const EDITOR_KEYWORDS = ['markdownDescription', 'defaultSnippets', 'patternErrorMessage', 'errorMessage'];
@@ -525,7 +525,7 @@ describe('schemas/10xgraph.schema.json', () => {
     );
   });
 
-  test('its structural codes are every error code but invalid-json, duplicate-name and the graph rules', () => {
+  test('its structural codes are every error code but invalid-json, duplicate-name, agent-not-found and the graph rules', () => {
     const errors = (Object.keys(RULES) as ProblemCode[]).filter((c) => RULES[c].severity === 'error' && c !== 'internal-error');
     const structural = errors.filter((c) => c !== 'invalid-json' && !NOT_IN_SCHEMA.has(c));
     assert.deepEqual(structural, [

@@ -173,7 +173,11 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   // The modules beside the file are read (never run) only to suggest an "agent" when it is
   // missing; with --no-graph the folder is not looked at at all.
   // The files beside the config (the env file's names, never its values; which modules exist).
-  const options: AuditOptions = { ...(source.graph ? { graph: source.graph } : {}), ...(stdin ? {} : { files: configFilesOf(path) }) };
+  const options: AuditOptions = {
+    ...(source.graph ? { graph: source.graph } : {}),
+    ...(stdin ? {} : { files: configFilesOf(path) }),
+    ...(source.agentUnresolved === undefined ? {} : { agentUnresolved: source.agentUnresolved }),
+  };
   const judge = (judged: string, problems: Problem[]): Problem[] => {
     if (args.noGraph || !problems.some((p) => p.code === 'agent-missing')) return problems;
     return analyzeConfig(judged, { ...options, agentCandidates: findAgentCandidates(dirname(path)) }).problems;

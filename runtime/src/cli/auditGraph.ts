@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { analyzeConfig, type Graph } from '../rules/index';
+import { NONE, parseTree } from '../rules/tree';
 import { agentOfConfig, loadConfigAgent, resolveAgentModule } from '../agent/loadAgent';
 import { MAX_PYTHON_MODULE_CHARS, readPythonGraph } from '../workspace/pythonGraph';
 
@@ -11,25 +12,42 @@ export interface GraphSource {
   graph?: Graph;
   /** Why the graph rules were skipped, or where the graph came from. */
   note: string;
+  /** The loader's sentence when `agent` names a missing module or export: reported as `agent-not-found` on the value. */
+  agentUnresolved?: string;
 }
 
 /**
  * The graph for an audit without `--graph-url` or `--no-graph`. A Python agent module is read
  * from its source (./pythonGraph.ts), never run; when it cannot be read exactly the graph rules
  * are skipped and the note says why. Any other module is loaded, as `10xgraph api` does at
- * start-up. When the module cannot load, a config that has errors of its own is still reported
- * (without the graph rules), as start-up reports it; a config with none cannot be judged, and
- * the reason is returned as `error` (exit 2, as `api` exits).
+ * start-up. An `agent` whose module file or export is missing is a problem of the file: the
+ * loader's sentence is returned as `agentUnresolved`, which the rule set reports as
+ * `agent-not-found` on the value. When the module is found but cannot load (it throws, it does not
+ * compile), a config that has errors of its own is still reported (without the graph rules), as
+ * start-up reports it; a config with none cannot be judged, and the reason is returned as `error`
+ * (exit 2, as `api` exits).
  */
 export async function loadGraphForAudit(configPath: string, text: string): Promise<GraphSource | { error: string }> {
   const python = pythonAgentOf(configPath, text);
   if (python) return python;
   const loaded = await loadConfigAgent(configPath, text);
   if (loaded.ok) return { mode: 'loaded', graph: loaded.graph.toRuleGraph(), note: `from the agent module '${loaded.agent}'` };
-  if (loaded.error === undefined) return { mode: 'skipped', note: '(no agent module to load): node names not checked' };
+  if (loaded.error === undefined) return { mode: 'skipped', note: `(${whyNoAgent(text)}): node names not checked` };
+  // A typo in "agent" is a problem of the file, with its place; only a module that fails when run cannot be judged.
+  if (loaded.code === 'agent-module-not-found' || loaded.code === 'agent-export-not-found')
+    return { mode: 'skipped', note: '(the agent does not resolve, see agent-not-found): node names not checked', agentUnresolved: loaded.error };
   if (analyzeConfig(text).problems.some((p) => p.severity === 'error'))
     return { mode: 'skipped', note: `(the agent module did not load: ${loaded.error}): node names not checked` };
   return { error: loaded.error };
+}
+
+/** Why no agent module was loaded for `text`, in the words of the summary (`graph skipped (…)`). */
+function whyNoAgent(text: string): string {
+  const parsed = parseTree(text);
+  if (!parsed.ok) return 'the file is not valid JSON, so `agent` was not read';
+  const agent = parsed.tree.get(parsed.tree.root, 'agent');
+  if (agent === NONE) return 'the file has no `agent`';
+  return '`agent` is not a `module:export` string';
 }
 
 /** The graph read from the config's Python agent module; undefined when the agent is not a Python module. */

@@ -18,6 +18,7 @@ export const RULES = {
   'root-not-object': { severity: 'error', title: 'The root of the file is not an object.' },
   'agent-missing': { severity: 'error', title: 'The file has no `agent`.' },
   'agent-invalid': { severity: 'error', title: '`agent` is not a string `module:export` with both parts non-blank, naming a module inside the folder of the file.' },
+  'agent-not-found': { severity: 'error', title: '`agent` names a module that is not beside the file, or an export its module does not have.' },
   'remote-tools-not-list': { severity: 'error', title: '`remote_tools` is present and not an array.' },
   'tool-not-object': { severity: 'error', title: 'An item of `remote_tools` is not an object.' },
   'unknown-field': {

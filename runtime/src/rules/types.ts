@@ -119,6 +119,13 @@ export interface AuditOptions {
    * Front ends that can read the folder pass them; the rule set never touches files.
    */
   agentCandidates?: string[];
+  /**
+   * Why the `agent` of the file names nothing, as the front end that looked for it found: its
+   * module file is missing, or the module has no such export (the loader's sentence, with what it
+   * looked for and what there is). The rule set never loads a module; `agent-not-found` reports
+   * this on the `agent` value.
+   */
+  agentUnresolved?: string;
   /** At most this many `invalid-json` problems are reported (default 100). */
   maxSyntaxErrors?: number;
   /**

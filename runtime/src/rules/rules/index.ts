@@ -3,6 +3,7 @@ import type { ProjectRule } from '../project';
 import { rootNotObject } from './root-not-object';
 import { agentMissing } from './agent-missing';
 import { agentInvalid } from './agent-invalid';
+import { agentNotFound } from './agent-not-found';
 import { remoteToolsNotList } from './remote-tools-not-list';
 import { toolNotObject } from './tool-not-object';
 import { unknownField } from './unknown-field';
@@ -52,6 +53,7 @@ export const ALL_RULES: readonly Rule[] = [
   rootNotObject,
   agentMissing,
   agentInvalid,
+  agentNotFound,
   remoteToolsNotList,
   toolNotObject,
   unknownField,
