@@ -98,6 +98,20 @@ export const checks: Record<string, Check> = {
     });
   },
 
+  /** Waits until go to definition one character into `needle` (in `file`) lands in `target`, once the project is indexed; returns the place (zero-based). */
+  async definition(args) {
+    const uri = fileUri(args.file);
+    const target = fileUri(args.target).toString();
+    const document = await vscode.workspace.openTextDocument(uri);
+    const position = document.positionAt(document.getText().indexOf(args.needle as string) + 1);
+    return waitFor(`the definition of ${String(args.needle)} in ${String(args.target)}`, async () => {
+      const found = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', uri, position);
+      const places = found.map((l) => ('targetUri' in l ? { uri: l.targetUri, range: l.targetSelectionRange ?? l.targetRange } : l));
+      const place = places.find((l) => l.uri.toString() === target);
+      return place ? { file: vscode.workspace.asRelativePath(place.uri), line: place.range.start.line, character: place.range.start.character } : undefined;
+    });
+  },
+
   /** Waits until `file` (shown in an editor) has a diagnostic of `code` mentioning `needle` (`present`), or none (`!present`). */
   async waitForDiagnostic(args) {
     const uri = fileUri(args.file);
