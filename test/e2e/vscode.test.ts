@@ -9,7 +9,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CodeServer, DETERMINISTIC_SETTINGS } from './support/codeServer';
@@ -281,6 +281,71 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
       assert.ok(result.summary.files >= 5, `every matching file is audited (${result.summary.files})`);
       await workbench.waitForProblems('the audited file', (rows) => rows.some((row) => row.includes('agent-missing')));
       await workbench.screenshot('08-audit-workspace');
+    });
+
+    test('in a copy of examples/python, without a server graph: go to definition from "node" lands on add_node in graph/react.py, and a wrong node is judged on that graph', async () => {
+      // Last in this workspace: server checks go off for good, and the example's client.ts registers the top-level config's tools.
+      const workspace = join(scratch!, 'trusted');
+      const settingsFile = join(workspace, '.vscode', 'settings.json');
+      writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(readFileSync(settingsFile, 'utf8')), '10xgraph.server.enabled': false }, null, 2));
+      cpSync(join(ROOT, 'examples', 'python'), join(workspace, 'python'), { recursive: true });
+      const config = readFileSync(join(workspace, 'python', '10xgraph.json'), 'utf8');
+      const react = readFileSync(join(workspace, 'python', 'graph', 'react.py'), 'utf8');
+      const addNode = positionOf(react, 'add_node("TOOL"', 'add_node('.length); // the name argument, where the definition lands
+
+      await harness.run('open', { file: 'python/10xgraph.json' });
+      // The module is indexed once the definition reaches it.
+      await harness.run('definition', { file: 'python/10xgraph.json', needle: '"TOOL"', target: 'python/graph/react.py' });
+      const node = positionOf(config, '"TOOL"', 2);
+      await workbench.focusEditor();
+      await workbench.goTo(node.line, node.column);
+      await workbench.runCommand('Go to Definition');
+      await workbench.page.locator('.tabs-container .tab.active', { hasText: 'react.py' }).waitFor({ timeout: 20_000 });
+      const active = await poll(
+        'the cursor in graph/react.py',
+        async () => {
+          const at = await harness.run<{ file: string; line: number; text: string } | null>('activeEditor');
+          return at?.file === 'python/graph/react.py' ? at : undefined;
+        },
+        20_000,
+      );
+      assert.equal(active.line + 1, addNode.line, `the cursor is on the line of add_node("TOOL" (${active.text})`);
+      assert.match(active.text, /\.add_node\("TOOL",/);
+      const shown = await poll(
+        'the status bar to show the cursor on that line',
+        async () => {
+          const at = await workbench.cursor();
+          return at.line === addNode.line ? at : undefined;
+        },
+        10_000,
+      );
+      assert.equal(shown.column, addNode.column, 'the cursor is at the start of the name argument');
+      await workbench.screenshot('12-python-go-to-definition');
+
+      await harness.run('open', { file: 'python/10xgraph.json' });
+      const closingQuote = positionOf(config, '"TOOL"', 5);
+      await workbench.goTo(closingQuote.line, closingQuote.column);
+      await workbench.page.keyboard.type('S');
+      await poll('"TOOLS" in the editor', async () => ((await workbench.editorText()).includes('"TOOLS"') ? true : undefined), 10_000);
+      const note = '(Judged on the graph read from graph/react.py; no server graph is in use.)';
+      const diagnostics = await poll(
+        'node-not-found on "TOOLS", judged on graph/react.py',
+        async () => {
+          const found = await harness.run<{ code: string; line: number; character: number; message: string }[]>('waitForDiagnostic', {
+            file: 'python/10xgraph.json',
+            code: 'node-not-found',
+            needle: "'TOOLS'",
+            present: true,
+          });
+          return found.some((d) => d.code === 'node-not-found' && d.message.endsWith(note)) ? found : undefined;
+        },
+        30_000,
+      );
+      const notFound = diagnostics.find((d) => d.code === 'node-not-found')!;
+      assert.deepEqual({ line: notFound.line + 1, column: notFound.character + 1 }, positionOf(config, '"TOOL"'), 'on the first tool\'s "node" value');
+      await workbench.page.locator('.squiggly-error').first().waitFor({ state: 'visible' });
+      assert.match(await workbench.hoverAtCursor(note), /no node named 'TOOLS'/);
+      await workbench.screenshot('12-python-node-not-found');
     });
   });
 

@@ -75,13 +75,43 @@ export class Workbench {
     await poll(
       `the cursor at ${line}:${column}`,
       async () => {
-        const text = await this.page
-          .locator('.statusbar-item', { hasText: /^Ln \d+, Col \d+/ })
-          .first()
-          .innerText();
-        return text.startsWith(`Ln ${line}, Col ${column}`) ? true : undefined;
+        const at = await this.cursor();
+        return at.line === line && at.column === column ? true : undefined;
       },
       10_000,
+    );
+  }
+
+  /** The one-based line and column of the active editor's cursor, as the status bar shows them. */
+  async cursor(): Promise<{ line: number; column: number }> {
+    const text = await this.page
+      .locator('.statusbar-item', { hasText: /^Ln \d+, Col \d+/ })
+      .first()
+      .innerText();
+    const [, line, column] = /^Ln (\d+), Col (\d+)/.exec(text)!;
+    return { line: Number(line), column: Number(column) };
+  }
+
+  /** Shows the hover at the cursor of the active editor (Show or Focus Hover) and returns its text once it contains `needle`. */
+  async hoverAtCursor(needle: string): Promise<string> {
+    const hover = this.page.locator('.monaco-editor .monaco-hover', { hasText: needle }).first();
+    return poll(
+      `the hover at the cursor to show ${needle}`,
+      async () => {
+        // A hover shown before the text it needs stays as it is: close it and ask again.
+        await this.page.keyboard.press('Escape');
+        await this.focusEditor();
+        await this.page.keyboard.press('Control+K');
+        await this.page.keyboard.press('Control+I');
+        try {
+          await hover.waitFor({ state: 'visible', timeout: 3_000 });
+        } catch {
+          return undefined;
+        }
+        return hover.innerText();
+      },
+      20_000,
+      0,
     );
   }
 

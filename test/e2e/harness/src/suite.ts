@@ -76,9 +76,6 @@ async function diagnosticsWith(uri: vscode.Uri, codes: string[]): Promise<vscode
   });
 }
 
-/** Codes of the project's diagnostics (not rules of the rule set). */
-const PROJECT_CODES = new Set(['handler-missing', 'handler-undeclared', 'graph-not-read']);
-
 /** The checks, by name. */
 export const checks: Record<string, Check> = {
   /** Opens a file in an editor. */
@@ -95,6 +92,20 @@ export const checks: Record<string, Check> = {
     return waitFor(`${String(args.count)} references of ${String(args.needle)}`, async () => {
       const locations = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri, position);
       return locations.length === args.count ? locations.map((l) => vscode.workspace.asRelativePath(l.uri)).sort() : undefined;
+    });
+  },
+
+  /** Waits until go to definition one character into `needle` (in `file`) lands in `target`, once the project is indexed; returns the place (zero-based). */
+  async definition(args) {
+    const uri = fileUri(args.file);
+    const target = fileUri(args.target).toString();
+    const document = await vscode.workspace.openTextDocument(uri);
+    const position = document.positionAt(document.getText().indexOf(args.needle as string) + 1);
+    return waitFor(`the definition of ${String(args.needle)} in ${String(args.target)}`, async () => {
+      const found = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', uri, position);
+      const places = found.map((l) => ('targetUri' in l ? { uri: l.targetUri, range: l.targetSelectionRange ?? l.targetRange } : l));
+      const place = places.find((l) => l.uri.toString() === target);
+      return place ? { file: vscode.workspace.asRelativePath(place.uri), line: place.range.start.line, character: place.range.start.character } : undefined;
     });
   },
 
@@ -146,9 +157,11 @@ export const checks: Record<string, Check> = {
     const found = await diagnosticsWith(uri, codes);
     for (const diagnostic of found) {
       const target = typeof diagnostic.code === 'object' ? diagnostic.code.target : undefined;
-      // The project's diagnostics (handlers, the graph read from the source) are explained in the README.
-      const docs = PROJECT_CODES.has(codeOf(diagnostic)) ? /README\.md#the-project/ : /rules\.md#/;
-      assert.ok(target !== undefined && docs.test(target.toString()), `diagnostic ${codeOf(diagnostic)} links to its documentation (got ${String(target)})`);
+      // Every code has its section in docs/rules.md, the project's (handlers, the graph read from the source) too.
+      assert.ok(
+        target !== undefined && target.toString().endsWith(`rules.md#${codeOf(diagnostic)}`),
+        `diagnostic ${codeOf(diagnostic)} links to its documentation (got ${String(target)})`,
+      );
     }
     if (Array.isArray(args.exactly)) assert.deepEqual(found.map(codeOf).sort(), [...(args.exactly as string[])].sort());
     const others = vscode.languages.getDiagnostics(uri).filter((diagnostic) => diagnostic.source !== '10xgraph');
