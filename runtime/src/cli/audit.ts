@@ -5,8 +5,8 @@
  * could not run. Every line of text output has its control characters escaped (names come from
  * the file); JSON and SARIF carry the exact text.
  */
-import { dirname, resolve, relative } from 'node:path';
-import { analyzeConfig, applySafeFixes, LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type AuditOptions, type Problem, type ProblemCode } from '../rules/index';
+import { dirname, resolve } from 'node:path';
+import { analyzeConfig, applySafeFixes, LineIndex, type AuditOptions, type Problem } from '../rules/index';
 import { findAgentCandidates } from '../workspace/agentCandidates';
 import { ConfigReadError, displayPath, readConfigFile, readConfigStream, type ConfigFile } from '../workspace/configFile';
 import { configFilesOf, defaultConfigPath } from '../workspace/configFiles';
@@ -15,8 +15,7 @@ import { countProblems, formatProblemLine, problemRange } from '../rules/problem
 import type { GraphSource } from './auditGraph';
 import { readArgs, UsageError, type OptionSpecs } from './args';
 import { escapeControl } from '../text/escapeControl';
-
-const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
+import { sarifUri, toSarif } from './sarif';
 
 const HELP = `usage: 10xgraph audit [FILE | -] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]
        10xgraph audit --project [DIR] [--graph-url URL | --no-graph] [--format text|json|sarif]
@@ -207,7 +206,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   if (args.format === 'json') {
     out.write(JSON.stringify(toJsonReport(shown, source, problems, lines), null, 2) + '\n');
   } else if (args.format === 'sarif') {
-    out.write(JSON.stringify(toSarif(stdin ? 'stdin' : sarifUri(path), problems, lines), null, 2) + '\n');
+    out.write(JSON.stringify(toSarif([{ uri: stdin ? 'stdin' : sarifUri(path), text, problems }]), null, 2) + '\n');
   } else {
     for (const problem of problems) out.write(formatProblemLine(shown, lines, problem) + '\n');
     const fixed = args.fix ? `fixed ${fixedCount} problem${fixedCount === 1 ? '' : 's'}; ` : '';
@@ -223,63 +222,4 @@ function toJsonReport(file: string, source: GraphSource, problems: readonly Prob
     graph: source.mode,
     problems: problems.map((p) => ({ code: p.code, severity: p.severity, message: p.message, range: problemRange(lines, p) })),
   };
-}
-
-/** The `--format sarif` report: SARIF 2.1.0 with one rule per code and one result per problem. */
-function toSarif(uri: string, problems: readonly Problem[], lines: LineIndex) {
-  const codes = Object.keys(RULES) as ProblemCode[];
-  const level = { error: 'error', warning: 'warning', information: 'note' } as const;
-  return {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
-    version: '2.1.0',
-    runs: [
-      {
-        tool: {
-          driver: {
-            name: '10xgraph',
-            version: RULESET_VERSION,
-            informationUri: DOCS_URL,
-            rules: codes.map((code) => ({
-              id: code,
-              shortDescription: { text: RULES[code].title },
-              helpUri: `${DOCS_URL}#${ruleDocsAnchor(code)}`,
-              defaultConfiguration: { level: level[RULES[code].severity] },
-            })),
-          },
-        },
-        artifacts: [{ location: { uri } }],
-        results: problems.map((p) => {
-          const start = lines.positionAt(p.offset);
-          const end = lines.positionAt(p.offset + p.length);
-          return {
-            ruleId: p.code,
-            ruleIndex: codes.indexOf(p.code),
-            level: level[p.severity],
-            message: { text: p.message },
-            locations: [
-              {
-                physicalLocation: {
-                  artifactLocation: { uri, index: 0 },
-                  region: {
-                    startLine: start.line + 1,
-                    startColumn: start.character + 1,
-                    endLine: end.line + 1,
-                    endColumn: end.character + 1,
-                    charOffset: p.offset,
-                    charLength: p.length,
-                  },
-                },
-              },
-            ],
-          };
-        }),
-        columnKind: 'utf16CodeUnits',
-      },
-    ],
-  };
-}
-
-function sarifUri(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith('..') ? rel.split('\\').join('/') : `file://${path}`;
 }

@@ -19,13 +19,9 @@ import {
   pythonAgentGraphOf,
   readFromSourceNote,
   splitAgentSpec,
-  RULES,
-  ruleDocsAnchor,
-  RULESET_VERSION,
   type AgentGraph,
   type Graph,
   type Problem,
-  type ProblemCode,
   type ProjectFacts,
 } from '../rules/index';
 import { findAgentCandidates } from '../workspace/agentCandidates';
@@ -38,8 +34,7 @@ import { readPythonGraph } from '../workspace/pythonGraph';
 import { analyzeSource, isSourcePath, type SourceAnalysis } from '../workspace/sourceAnalysis';
 import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
 import { escapeControl } from '../text/escapeControl';
-
-const DOCS_URL = 'https://github.com/10xgraph/10xgraph-tooling/blob/main/docs/rules.md';
+import { sarifUri, toSarif } from './sarif';
 
 /** The configs of a project, as the editor's `10xgraph.files` default finds them. */
 const CONFIG_GLOBS = [`**/${CONFIG_FILE}`, `**/${LEGACY_CONFIG_FILE}`];
@@ -174,7 +169,7 @@ export async function runProjectAudit(args: ProjectAuditArgs, out: NodeJS.Writab
     };
     out.write(JSON.stringify(report, null, 2) + '\n');
   } else if (args.format === 'sarif') {
-    out.write(JSON.stringify(toSarif(files), null, 2) + '\n');
+    out.write(JSON.stringify(toSarif(files.map((f) => ({ uri: sarifUri(f.path), text: f.text, problems: f.problems }))), null, 2) + '\n');
   } else {
     for (const f of files) {
       const lines = new LineIndex(f.text);
@@ -188,66 +183,4 @@ export async function runProjectAudit(args: ProjectAuditArgs, out: NodeJS.Writab
     );
   }
   return all.some((p) => p.severity === 'error') ? 1 : 0;
-}
-
-/** The SARIF 2.1.0 report of a project: one rule per code, one artifact per file, one result per problem. */
-function toSarif(files: readonly ProjectFileReport[]) {
-  const codes = Object.keys(RULES) as ProblemCode[];
-  const level = { error: 'error', warning: 'warning', information: 'note' } as const;
-  return {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
-    version: '2.1.0',
-    runs: [
-      {
-        tool: {
-          driver: {
-            name: '10xgraph',
-            version: RULESET_VERSION,
-            informationUri: DOCS_URL,
-            rules: codes.map((code) => ({
-              id: code,
-              shortDescription: { text: RULES[code].title },
-              helpUri: `${DOCS_URL}#${ruleDocsAnchor(code)}`,
-              defaultConfiguration: { level: level[RULES[code].severity] },
-            })),
-          },
-        },
-        artifacts: files.map((f) => ({ location: { uri: sarifUri(f.path) } })),
-        results: files.flatMap((f, index) => {
-          const lines = new LineIndex(f.text);
-          return f.problems.map((p) => {
-            const start = lines.positionAt(p.offset);
-            const end = lines.positionAt(p.offset + p.length);
-            return {
-              ruleId: p.code,
-              ruleIndex: codes.indexOf(p.code),
-              level: level[p.severity],
-              message: { text: p.message },
-              locations: [
-                {
-                  physicalLocation: {
-                    artifactLocation: { uri: sarifUri(f.path), index },
-                    region: {
-                      startLine: start.line + 1,
-                      startColumn: start.character + 1,
-                      endLine: end.line + 1,
-                      endColumn: end.character + 1,
-                      charOffset: p.offset,
-                      charLength: p.length,
-                    },
-                  },
-                },
-              ],
-            };
-          });
-        }),
-        columnKind: 'utf16CodeUnits',
-      },
-    ],
-  };
-}
-
-function sarifUri(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith('..') ? rel.split('\\').join('/') : `file://${path}`;
 }
