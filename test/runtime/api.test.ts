@@ -375,6 +375,12 @@ describe('the recursion limit', () => {
     assert.deepEqual(streamed.chunks.at(-1).data, { thread_id: 'loop', status: 'error' });
     assert.equal((await api.store.load('loop'))!.checkpoint.state.messages.length, 10);
   });
+
+  test('a limit of one step is said in the singular', async () => {
+    const answer = await postJson(`${url}/v1/graph/invoke`, { messages: [userText('go')], config: { thread_id: 'one-step' }, recursion_limit: 1 });
+    assert.equal(answer.body.error.code, 'recursion_limit_exceeded');
+    assert.match(answer.body.error.message, /^The run took more than 1 step without ending \(recursion_limit 1\)/);
+  });
 });
 
 describe('bearer token', () => {

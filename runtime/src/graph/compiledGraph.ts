@@ -203,7 +203,7 @@ export class CompiledGraph {
         if (++steps > limit) {
           throw new GraphRunError(
             'recursion_limit_exceeded',
-            `The run took more than ${limit} steps without ending (recursion_limit ${limit}); raise recursion_limit or check the graph's edges for a loop.`,
+            `The run took more than ${limit} step${limit === 1 ? '' : 's'} without ending (recursion_limit ${limit}); raise recursion_limit or check the graph's edges for a loop.`,
           );
         }
         const node = this.definition.nodes.get(current)!;
