@@ -7,9 +7,8 @@
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Diagnostic, DiagnosticSeverity, type Location, type Position, type Range } from 'vscode-languageserver';
-import { agentGraphOf, auditProjectConfig, auditProjectSource, PROJECT_RULES, pythonAgentGraphOf, readFromSourceNote } from '10xgraph/rules';
+import { agentGraphOf, auditProjectConfig, auditProjectSource, PROJECT_RULES, pythonAgentGraphOf } from '10xgraph/rules';
 import type { AgentGraph, Problem, ProjectFacts, ProjectRule, SourceNameFact } from '10xgraph/rules';
-import { resolveAgentFile } from '10xgraph/workspace';
 import type { ConfigFacts, StringSite, ToolFacts } from './configFacts';
 import { type DiagnosticData, ruleDocsHref } from './diagnostics';
 import type { Positions } from './positions';
@@ -85,8 +84,6 @@ export interface AgentSource extends AgentGraph {
   facts: SourceFacts;
 }
 
-export { resolveAgentFile };
-
 /** The graph an agent module's source describes, or why it describes none exactly (the rule set's `agentGraphOf`). */
 export function agentSourceOf(file: string, facts: SourceFacts): AgentSource {
   return { ...agentGraphOf(file, { nodes: facts.nodes.map((n) => ({ name: n.name, kind: n.kind, line: n.range.start.line })), syntaxError: facts.syntaxError }), facts };
@@ -101,8 +98,6 @@ export function pythonAgentSourceOf(file: string, shown: string, facts: PythonFa
   const read = pythonExportOf(facts, variable);
   return { ...pythonAgentGraphOf(file, shown, read), facts: { handlers: [], nodes: read.ok ? read.nodes : [] } };
 }
-
-export { readFromSourceNote };
 
 /** What the rule set's project rules know of the project, from the snapshot. */
 function projectFactsOf(snapshot: ProjectSnapshot): ProjectFacts {

@@ -43,7 +43,6 @@ import {
   ProjectSnapshot,
   renameRanges,
   renameRefusal,
-  resolveAgentFile,
   sourceTargetAt,
   type Target,
   toolLensTitle,
@@ -51,9 +50,9 @@ import {
   undeclaredHandlerDiagnostics,
 } from './project';
 import { type IndexLimits, ProjectIndex, type IndexRoot } from './projectIndex';
-import { formatBytes, isPythonPath } from '10xgraph/workspace';
+import { formatBytes, isPythonPath, isSourcePath, resolveAgentFile, SOURCE_EXTENSIONS } from '10xgraph/workspace';
 import type { PythonFacts } from './pythonFacts';
-import { isSourcePath, readSourceFacts, SOURCE_EXTENSIONS, type SourceFacts } from './sourceFacts';
+import { readSourceFacts, type SourceFacts } from './sourceFacts';
 
 /** What the service needs of the server around it. */
 export interface ProjectHost {

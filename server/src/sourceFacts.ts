@@ -7,9 +7,7 @@
  */
 import type { Range } from 'vscode-languageserver';
 import { LineIndex, type NodeKind } from '10xgraph/rules';
-import { analyzeSource, isSourcePath, SOURCE_EXTENSIONS, type SourceName } from '10xgraph/workspace';
-
-export { isSourcePath, SOURCE_EXTENSIONS };
+import { analyzeSource, type SourceName } from '10xgraph/workspace';
 
 /** A string literal in a source: its value and where its text (between the quotes) lies. */
 export interface NameSite {

@@ -9,7 +9,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GitIgnore } from '../../server/src/gitignore';
+import { GitIgnore } from '../../runtime/src/workspace/gitignore';
 import { ProjectIndex } from '../../server/src/projectIndex';
 import { tempFolder } from '../support/lspClient';
 

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HoverRequest } from 'vscode-languageserver-protocol/node';
-import { globProblem, matchAny, matchGlob } from '../../server/src/glob';
+import { globProblem, matchAny, matchGlob } from '../../runtime/src/workspace/glob';
 import { TestClient, fileUri, tempFolder } from '../support/lspClient';
 
 const HOSTILE = `${'*a'.repeat(16)}*b`;

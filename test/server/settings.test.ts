@@ -7,7 +7,7 @@ import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DEFAULT_SETTINGS, parseSettings, sectionFromInitializationOptions, trustedFromInitializationOptions } from '../../common/settings';
-import { matchAny, matchGlob } from '../../server/src/glob';
+import { matchAny, matchGlob } from '../../runtime/src/workspace/glob';
 import { matchPathsOf } from '../../server/src/paths';
 import { DidChangeWorkspaceFoldersNotification } from 'vscode-languageserver-protocol/node';
 import { TestClient, fileUri, tempFolder, waitFor } from '../support/lspClient';

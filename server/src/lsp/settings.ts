@@ -5,7 +5,7 @@
  */
 import { type Connection, type InitializeParams, MessageType, ShowMessageNotification } from 'vscode-languageserver';
 import { DEFAULT_SETTINGS, parseSettings, sectionFromInitializationOptions, type Settings, trustedFromInitializationOptions, withEnvironmentToken } from '../../../common/settings';
-import { matchAny } from '../glob';
+import { matchAny } from '10xgraph/workspace';
 import type { WantedGraph } from '../liveGraph';
 import { matchPathsOf } from '../paths';
 import type { Logger } from './logger';
