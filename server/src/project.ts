@@ -119,7 +119,6 @@ function diagnosticOf(problem: Problem, positionAt: Positions['positionAt'], dat
 
 /** An information diagnostic on `agent` saying why node names are not checked (no server graph, module not exact): `graph-not-read`. */
 export function graphNotReadDiagnostic(config: ConfigFacts, source: AgentSource | undefined): Diagnostic[] {
-  if (!source?.tell) return [];
   return auditProjectConfig({ config: config.summary, project: NO_PROJECT, covered: false, agent: source }, only('graph-not-read')).map((p) => diagnosticOf(p, config.positionAt));
 }
 
@@ -142,7 +141,6 @@ const NO_PROJECT: ProjectFacts = { complete: false, handled: new Set(), computed
  * registers a handler for (`handler-missing`, judged by the rule set).
  */
 export function missingHandlerDiagnostics(config: ConfigFacts, snapshot: ProjectSnapshot, covered: boolean): Diagnostic[] {
-  if (!covered || !snapshot.complete || snapshot.computed.length > 0 || snapshot.handlers.size === 0) return [];
   return auditProjectConfig({ config: config.summary, project: projectFactsOf(snapshot), covered }, only('handler-missing')).map((p) => diagnosticOf(p, config.positionAt));
 }
 
@@ -152,8 +150,6 @@ export function missingHandlerDiagnostics(config: ConfigFacts, snapshot: Project
  * judged by the rule set).
  */
 export function undeclaredHandlerDiagnostics(facts: SourceFacts, snapshot: ProjectSnapshot, lines: Positions, version: number | undefined): Diagnostic[] {
-  // Nothing to compare with until every config was read, or when the workspace declares no tool.
-  if (!snapshot.complete || snapshot.declared.size === 0) return [];
   const span = (range: Range) => {
     const offset = lines.offsetAt(range.start);
     return { offset, length: lines.offsetAt(range.end) - offset };

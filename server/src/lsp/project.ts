@@ -63,7 +63,8 @@ export class ServerProject {
         if (!flat) return [];
         const unread = host.unreadSourceOf(config);
         return [
-          ...(unread?.tell ? graphNotReadDiagnostic(config.config(), unread) : []),
+          // The rule judges whether the reason is worth telling; the config's ranges are built only when there is a reason.
+          ...(unread ? graphNotReadDiagnostic(config.config(), unread) : []),
           ...service.configDiagnostics(
             config.uri,
             (only) => (only ? configFactsOfFlat(flat, config.lines, only) : config.config()),
