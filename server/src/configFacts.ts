@@ -5,8 +5,7 @@
  * (tolerant) tree the features share, so a config being typed still takes part.
  */
 import type { Range } from 'vscode-languageserver';
-import type { ConfigSummary, JsonNode, StringSpan, Tree } from '10xgraph/rules';
-import { configSummaryOf, configSummaryOfNode, LineIndex, readConfigSummary } from '10xgraph/rules';
+import type { ConfigSummary, StringSpan } from '10xgraph/rules';
 import type { Positions } from './positions';
 
 /** A JSON string value and where it lies. */
@@ -50,8 +49,8 @@ function siteOf(span: StringSpan | undefined, lines: Positions): StringSite | un
   };
 }
 
-/** The ranges of a summary. */
-function factsOfSummary(summary: ConfigSummary, lines: Positions): ConfigFacts {
+/** The facts of a config: the ranges of the rule set's summary of it (`configSummaryOf`, `configSummaryOfNode` or `readConfigSummary`). */
+export function configFactsOf(summary: ConfigSummary, lines: Positions): ConfigFacts {
   return {
     agent: siteOf(summary.agent, lines),
     tools: summary.tools.map((t) => ({
@@ -63,23 +62,4 @@ function factsOfSummary(summary: ConfigSummary, lines: Positions): ConfigFacts {
     summary,
     positionAt: (offset) => lines.positionAt(offset),
   };
-}
-
-/** The facts of a config from its tolerant tree (the one the features of an open document share). */
-export function configFactsOf(tree: JsonNode | undefined, text: string, lines: Positions): ConfigFacts {
-  return factsOfSummary(configSummaryOfNode(tree, text), lines);
-}
-
-/** The facts of a config's text read from disk (the runtime's `readConfigSummary`, the one `10xgraph audit --project` reads with). */
-export function readConfigFacts(text: string): ConfigFacts {
-  return factsOfSummary(readConfigSummary(text), new LineIndex(text));
-}
-
-/**
- * The facts of a config from the rule set's flat tree (a strict JSON text): no second parse.
- * With `only`, just the tools whose name passes it (a keystroke in a large config needs the
- * positions of the few tools it reports, not of all).
- */
-export function configFactsOfFlat(tree: Tree, lines: Positions, only?: (name: string) => boolean): ConfigFacts {
-  return factsOfSummary(configSummaryOf(tree, only)!, lines);
 }

@@ -4,7 +4,8 @@
  * each file's facts in LSP terms: a source's (`sourceFacts.ts`) or a config's (`configFacts.ts`).
  */
 import { DEFAULT_INDEX_LIMITS, ProjectIndex as WorkspaceIndex, type IndexLimits, type IndexRoot, type ProjectIndexOptions } from '10xgraph/workspace';
-import { type ConfigFacts, readConfigFacts } from './configFacts';
+import { LineIndex, readConfigSummary } from '10xgraph/rules';
+import { type ConfigFacts, configFactsOf } from './configFacts';
 import { type PythonFacts, pythonNamesKey, readPythonFacts } from './pythonFacts';
 import { readSourceFacts, type SourceFacts } from './sourceFacts';
 
@@ -30,7 +31,11 @@ export class ProjectIndex extends WorkspaceIndex<FileFacts> {
       ...options,
       python: true,
       read: (path, text, kind) =>
-        kind === 'source' ? { source: readSourceFacts(path, text) } : kind === 'python' ? { python: readPythonFacts(text) } : { config: readConfigFacts(text) },
+        kind === 'source'
+          ? { source: readSourceFacts(path, text) }
+          : kind === 'python'
+            ? { python: readPythonFacts(text) }
+            : { config: configFactsOf(readConfigSummary(text), new LineIndex(text)) },
       names: namesOfFacts,
     });
   }

@@ -6,7 +6,8 @@
 import { fileURLToPath } from 'node:url';
 import type { Connection, TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { configFactsOfFlat } from '../configFacts';
+import { configSummaryOf } from '10xgraph/rules';
+import { configFactsOf } from '../configFacts';
 import { type AgentSource, graphNotReadDiagnostic } from '../project';
 import { type ConfigView, ProjectService } from '../projectService';
 import type { CheckedConfig, ProjectFeatures } from '../service';
@@ -67,7 +68,7 @@ export class ServerProject {
           ...(unread ? graphNotReadDiagnostic(config.config(), unread) : []),
           ...service.configDiagnostics(
             config.uri,
-            (only) => (only ? configFactsOfFlat(flat, config.lines, only) : config.config()),
+            (only) => (only ? configFactsOf(configSummaryOf(flat, only)!, config.lines) : config.config()),
             () => flatToolNames(flat),
           ),
         ];

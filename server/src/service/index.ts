@@ -29,10 +29,21 @@ import type {
   WorkspaceEdit,
 } from 'vscode-languageserver';
 import { CodeActionKind } from 'vscode-languageserver-types';
-import { type Analysis, analyzeConfig, applySafeFixes, type AuditOptions, type ConfigFiles, type Graph, type JsonNode, LineIndex } from '10xgraph/rules';
+import {
+  type Analysis,
+  analyzeConfig,
+  applySafeFixes,
+  type AuditOptions,
+  type ConfigFiles,
+  configSummaryOf,
+  configSummaryOfNode,
+  type Graph,
+  type JsonNode,
+  LineIndex,
+} from '10xgraph/rules';
 import type { AgentInfo } from '../agentModules';
 import type { StatusParams } from '../../../common/protocol';
-import { type ConfigFacts, configFactsOf, configFactsOfFlat } from '../configFacts';
+import { type ConfigFacts, configFactsOf } from '../configFacts';
 import { MAX_DOCUMENT_LENGTH, toDiagnostic, tooLargeDiagnostic } from '../diagnostics';
 import { featureTree } from '../jsonPaths';
 import type { Positions } from '../positions';
@@ -216,7 +227,7 @@ export function getLanguageService(host: LanguageServiceHost = {}): LanguageServ
         analysis,
         tree,
         safeFixes: once(() => applySafeFixes(text, options)),
-        config: once(() => (analysis.flatTree ? configFactsOfFlat(analysis.flatTree, lines) : configFactsOf(tree(), text, lines))),
+        config: once(() => configFactsOf(analysis.flatTree ? configSummaryOf(analysis.flatTree)! : configSummaryOfNode(tree(), text), lines)),
       };
     },
 
