@@ -4,7 +4,7 @@
  * and offered to the language service as its `ProjectFeatures`.
  */
 import { fileURLToPath } from 'node:url';
-import type { Connection, TextDocuments } from 'vscode-languageserver';
+import type { Connection, Diagnostic, TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { configSummaryOf } from '10xgraph/rules';
 import { configFactsOf } from '../configFacts';
@@ -58,12 +58,18 @@ export class ServerProject {
       if (view) service.configChanged(view);
       return view;
     };
+    // A pulled report asks for a config's project diagnostics twice (its result id, then its items): they
+    // are computed once per checked version, project snapshot and unread agent module.
+    const computed = new WeakMap<CheckedConfig, { generation: number; unread: AgentSource | undefined; diagnostics: Diagnostic[] }>();
     this.features = {
       configDiagnostics(config) {
         const flat = config.analysis.flatTree;
         if (!flat) return [];
+        const generation = service.snapshot().generation;
         const unread = host.unreadSourceOf(config);
-        return [
+        const known = computed.get(config);
+        if (known?.generation === generation && known.unread === unread) return known.diagnostics;
+        const diagnostics = [
           // The rule judges whether the reason is worth telling; the config's ranges are built only when there is a reason.
           ...(unread ? graphNotReadDiagnostic(config.config(), unread) : []),
           ...service.configDiagnostics(
@@ -72,6 +78,8 @@ export class ServerProject {
             () => flatToolNames(flat),
           ),
         ];
+        computed.set(config, { generation, unread, diagnostics });
+        return diagnostics;
       },
       definition: (uri, position, view) => service.definition(uri, position, seen(view)),
       references: (uri, position, view, includeDeclaration) => service.references(uri, position, seen(view), includeDeclaration),
