@@ -23,6 +23,7 @@ import {
 import { FILE_FIELDS } from '../../runtime/src/rules/index';
 import { TestClient, fileUri, tempFolder } from '../support/lspClient';
 import { GraphHttpServer, QUICKSTART_LIKE_GRAPH } from '../support/graphHttp';
+import { flatSymbolShape, SYMBOLS_CONFIG, SYMBOLS_FLAT, SYMBOLS_TREE, symbolShape } from './symbolFixture';
 
 /** Splits a fixture at its `|` marker. */
 function marked(source: string): { text: string; position: { line: number; character: number } } {
@@ -256,18 +257,10 @@ describe('editor features', () => {
   });
 
   test('symbols: each tool under its node, its arguments under it', async () => {
-    const source = `{
-  "agent": "graph:app",
-  "remote_tools": [
-    { "node": "TOOL", "name": "a", "description": "x", "parameters": { "type": "object", "properties": { "q": { "type": "string" } } } },
-    { "node": "OTHER", "name": "b", "description": "x" },
-    { "node": "TOOL", "name": "c", "description": "x" }
-  ]
-}|`;
+    const source = `${SYMBOLS_CONFIG}|`;
     const { uri } = await openMarked(client, source);
     const symbols = (await client.connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri } })) as DocumentSymbol[];
-    const shape = (s: DocumentSymbol): unknown => (s.children?.length ? { [s.name]: s.children.map(shape) } : s.name);
-    assert.deepEqual(symbols.map(shape), ['agent', { TOOL: [{ a: ['q'] }, 'c'] }, { OTHER: ['b'] }]);
+    assert.deepEqual(symbols.map(symbolShape), SYMBOLS_TREE);
     const tool = symbols[1];
     assert.deepEqual(tool.selectionRange, { start: { line: 3, character: 14 }, end: { line: 3, character: 20 } });
     for (const child of tool.children!) {
@@ -275,18 +268,7 @@ describe('editor features', () => {
     }
     const { uri: flatUri } = await openMarked(plain, source);
     const flat = (await plain.connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri: flatUri } })) as SymbolInformation[];
-    assert.deepEqual(
-      flat.map((s) => [s.name, s.containerName ?? null]),
-      [
-        ['agent', null],
-        ['TOOL', null],
-        ['a', 'TOOL'],
-        ['q', 'a'],
-        ['c', 'TOOL'],
-        ['OTHER', null],
-        ['b', 'OTHER'],
-      ],
-    );
+    assert.deepEqual(flatSymbolShape(flat), SYMBOLS_FLAT);
   });
 
   test("formatting uses the client's indentation", async () => {

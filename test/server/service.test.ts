@@ -19,6 +19,7 @@ import { FILE_TOO_LARGE_CODE, MAX_DOCUMENT_LENGTH } from '../../server/src/diagn
 import { fileUri, ROOT, tempFolder } from '../support/lspClient';
 import { poll } from '../support/poll';
 import { inside, marked, rangeOf } from '../support/textMarks';
+import { flatSymbolShape, SYMBOLS_CONFIG, SYMBOLS_FLAT, SYMBOLS_TREE, symbolShape } from './symbolFixture';
 
 const GRAPH: Graph = {
   origin: 'live',
@@ -173,34 +174,15 @@ describe('the language service, in-process', () => {
   });
 
   describe('symbols, folding, selection ranges and formatting', () => {
-    const SOURCE = `{
-  "agent": "graph:app",
-  "remote_tools": [
-    { "node": "TOOL", "name": "a", "description": "x", "parameters": { "type": "object", "properties": { "q": { "type": "string" } } } },
-    { "node": "OTHER", "name": "b", "description": "x" },
-    { "node": "TOOL", "name": "c", "description": "x" }
-  ]
-}`;
+    const SOURCE = SYMBOLS_CONFIG;
 
     test('symbols: each tool under its node, hierarchical or flat', () => {
       const config = checked(SOURCE);
       const symbols = service.findDocumentSymbols(config, { hierarchicalSymbols: true }) as DocumentSymbol[];
-      const shape = (s: DocumentSymbol): unknown => (s.children?.length ? { [s.name]: s.children.map(shape) } : s.name);
-      assert.deepEqual(symbols.map(shape), ['agent', { TOOL: [{ a: ['q'] }, 'c'] }, { OTHER: ['b'] }]);
+      assert.deepEqual(symbols.map(symbolShape), SYMBOLS_TREE);
       assert.deepEqual(symbols[1].selectionRange, rangeOf(SOURCE, '"TOOL"'));
       const flat = service.findDocumentSymbols(config) as SymbolInformation[];
-      assert.deepEqual(
-        flat.map((s) => [s.name, s.containerName ?? null]),
-        [
-          ['agent', null],
-          ['TOOL', null],
-          ['a', 'TOOL'],
-          ['q', 'a'],
-          ['c', 'TOOL'],
-          ['OTHER', null],
-          ['b', 'OTHER'],
-        ],
-      );
+      assert.deepEqual(flatSymbolShape(flat), SYMBOLS_FLAT);
     });
 
     test('folding ranges and the selection chain at a name', () => {
