@@ -69,6 +69,37 @@ const BROKEN = `{
 }
 `;
 
+/**
+ * A copy of `fixture` in `ws`, indexed by a `ServerProject` (its open documents: `open`, only what
+ * the project reads of them), and the language service over it; `unreadSourceOf` stands in for
+ * the document states.
+ */
+async function indexedProject(
+  fixture: string,
+  ws: string,
+  open: ReadonlyMap<string, TextDocument>,
+  unreadSourceOf: () => AgentSource | undefined = () => undefined,
+): Promise<{ project: ServerProject; service: ReturnType<typeof getLanguageService> }> {
+  cpSync(fixture, ws, { recursive: true });
+  const logger = { log: () => undefined, logError: (where: string, error: unknown) => assert.fail(`${where}: ${String(error)}`) };
+  const connection = {} as Connection;
+  const settings = new SettingsStore(connection, logger, () => undefined);
+  settings.folders = [fileUri(ws)];
+  const project = new ServerProject({
+    connection,
+    documents: { get: (uri: string) => open.get(uri), all: () => [...open.values()] } as unknown as TextDocuments<TextDocument>,
+    settings,
+    logger,
+    now: Date.now,
+    changed: () => undefined,
+    diagnosticsSettled: async () => undefined,
+    unreadSourceOf,
+  });
+  await project.index();
+  await poll('the project index', () => project.service.index.complete && project.service.index.generation > 0);
+  return { project, service: getLanguageService({ project: project.features }) };
+}
+
 describe('the language service, in-process', () => {
   describe('diagnostics', () => {
     test('the rule set’s problems with their codes, ranges and fixes', () => {
@@ -267,26 +298,8 @@ describe('the language service, in-process', () => {
       locations.map(({ uri, range }) => ({ uri, range })).sort((a, b) => a.uri.localeCompare(b.uri) || a.range.start.line - b.range.start.line);
 
     before(async () => {
-      cpSync(join(ROOT, 'test', 'fixtures', 'project'), ws, { recursive: true });
+      ({ project, service: projectService } = await indexedProject(join(ROOT, 'test', 'fixtures', 'project'), ws, open));
       text = readFileSync(configPath, 'utf8');
-      const logger = { log: () => undefined, logError: (where: string, error: unknown) => assert.fail(`${where}: ${String(error)}`) };
-      const connection = {} as Connection;
-      const settings = new SettingsStore(connection, logger, () => undefined);
-      settings.folders = [fileUri(ws)];
-      project = new ServerProject({
-        connection,
-        // The open documents: only what the project reads of them.
-        documents: { get: (uri: string) => open.get(uri), all: () => [...open.values()] } as unknown as TextDocuments<TextDocument>,
-        settings,
-        logger,
-        now: Date.now,
-        changed: () => undefined,
-        diagnosticsSettled: async () => undefined,
-        unreadSourceOf: () => undefined,
-      });
-      projectService = getLanguageService({ project: project.features });
-      await project.index();
-      await poll('the project index', () => project.service.index.complete && project.service.index.generation > 0);
       config = projectService.checkConfig({ uri: fileUri(configPath), version: 1, text }, {}) as CheckedConfig;
     });
 
@@ -372,25 +385,8 @@ describe('the language service, in-process', () => {
     };
 
     before(async () => {
-      cpSync(join(ROOT, 'examples', 'python'), ws, { recursive: true });
+      ({ project, service: pythonService } = await indexedProject(join(ROOT, 'examples', 'python'), ws, new Map(), () => unread));
       text = readFileSync(configPath, 'utf8');
-      const logger = { log: () => undefined, logError: (where: string, error: unknown) => assert.fail(`${where}: ${String(error)}`) };
-      const connection = {} as Connection;
-      const settings = new SettingsStore(connection, logger, () => undefined);
-      settings.folders = [fileUri(ws)];
-      project = new ServerProject({
-        connection,
-        documents: { get: () => undefined, all: () => [] } as unknown as TextDocuments<TextDocument>,
-        settings,
-        logger,
-        now: Date.now,
-        changed: () => undefined,
-        diagnosticsSettled: async () => undefined,
-        unreadSourceOf: () => unread,
-      });
-      pythonService = getLanguageService({ project: project.features });
-      await project.index();
-      await poll('the project index', () => project.service.index.complete && project.service.index.generation > 0);
       config = pythonService.checkConfig({ uri: fileUri(configPath), version: 1, text }, {}) as CheckedConfig;
     });
 
