@@ -33,30 +33,11 @@ import {
   type WorkspaceEdit,
 } from 'vscode-languageserver-protocol/node';
 import { TestClient, fileUri, ROOT, tempFolder, waitFor } from '../support/lspClient';
+import { inside, rangeOf } from '../support/textMarks';
 import { describeStatus } from '../../client/src/statusText';
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'project');
 const COMPUTED_FIXTURE = join(ROOT, 'test', 'fixtures', 'project-computed');
-
-/** The range of the `occurrence`-th `needle` in `text` (zero-based lines and characters). */
-function rangeOf(text: string, needle: string, occurrence = 0): Range {
-  let offset = -1;
-  for (let i = 0; i <= occurrence; i++) {
-    offset = text.indexOf(needle, offset + 1);
-    assert.ok(offset >= 0, `${JSON.stringify(needle)} occurs ${occurrence + 1} times`);
-  }
-  const position = (at: number) => {
-    const before = text.slice(0, at).split('\n');
-    return { line: before.length - 1, character: before[before.length - 1].length };
-  };
-  return { start: position(offset), end: position(offset + needle.length) };
-}
-
-/** A position inside the `occurrence`-th `needle` (one character in). */
-function inside(text: string, needle: string, occurrence = 0) {
-  const { start } = rangeOf(text, needle, occurrence);
-  return { line: start.line, character: start.character + 1 };
-}
 
 function sortLocations(locations: Location[]): Array<{ uri: string; range: Range }> {
   return locations.map(({ uri, range }) => ({ uri, range })).sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : a.range.start.line - b.range.start.line));

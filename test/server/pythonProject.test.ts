@@ -24,28 +24,9 @@ import {
   ReferencesRequest,
 } from 'vscode-languageserver-protocol/node';
 import { TestClient, fileUri, ROOT, tempFolder } from '../support/lspClient';
+import { inside, rangeOf } from '../support/textMarks';
 
 const EXAMPLE = join(ROOT, 'examples', 'python');
-
-/** The range of the `occurrence`-th `needle` in `text` (zero-based lines and characters). */
-function rangeOf(text: string, needle: string, occurrence = 0): Range {
-  let offset = -1;
-  for (let i = 0; i <= occurrence; i++) {
-    offset = text.indexOf(needle, offset + 1);
-    assert.ok(offset >= 0, `${JSON.stringify(needle)} occurs ${occurrence + 1} times`);
-  }
-  const position = (at: number) => {
-    const before = text.slice(0, at).split('\n');
-    return { line: before.length - 1, character: before[before.length - 1].length };
-  };
-  return { start: position(offset), end: position(offset + needle.length) };
-}
-
-/** A position inside the `occurrence`-th `needle` (one character in). */
-function inside(text: string, needle: string, occurrence = 0) {
-  const { start } = rangeOf(text, needle, occurrence);
-  return { line: start.line, character: start.character + 1 };
-}
 
 const codes = (diagnostics: Diagnostic[]) => diagnostics.map((d) => d.code);
 
