@@ -5,7 +5,7 @@
  * (tolerant) tree the features share, so a config being typed still takes part.
  */
 import type { Range } from 'vscode-languageserver';
-import type { ConfigSummary, StringSpan } from '10xgraph/rules';
+import { type ConfigSummary, configSummaryOf, type StringSpan, type Tree } from '10xgraph/rules';
 import type { Positions } from './positions';
 
 /** A JSON string value and where it lies. */
@@ -62,4 +62,18 @@ export function configFactsOf(summary: ConfigSummary, lines: Positions): ConfigF
     summary,
     positionAt: (offset) => lines.positionAt(offset),
   };
+}
+
+/** The summary of each flat tree read, while the tree lives. */
+const summaries = new WeakMap<Tree, ConfigSummary>();
+
+/**
+ * The rule set's summary of a strict-JSON config's tree (`configSummaryOf`), read once per tree:
+ * a keystroke's `agent`, the project diagnostics' tool names, the names key and the facts all read
+ * the same one.
+ */
+export function summarizeTree(tree: Tree): ConfigSummary {
+  let summary = summaries.get(tree);
+  if (!summary) summaries.set(tree, (summary = configSummaryOf(tree)!));
+  return summary;
 }

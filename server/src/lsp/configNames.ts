@@ -3,12 +3,13 @@
  * key (`agent`, each tool's `name` and `node`) that tells whether a version changed the project,
  * and the tool names that tell whether any handler is missing.
  */
-import { configSummaryOf, Kind, NONE, type Tree } from '10xgraph/rules';
+import { Kind, NONE, type Tree } from '10xgraph/rules';
+import { summarizeTree } from '../configFacts';
 import { configNamesKey } from '../projectIndex';
 
 /** The `name` of each tool of a strict-JSON config (undefined where it is not a string), without positions. */
 export function flatToolNames(tree: Tree): Array<string | undefined> {
-  return configSummaryOf(tree)!.tools.map((tool) => tool.name?.value);
+  return summarizeTree(tree).tools.map((tool) => tool.name?.value);
 }
 
 /** The names key of each tree computed, while the tree lives. */
@@ -34,7 +35,7 @@ export function flatNamesKey(tree: Tree, previous?: Tree): string {
 
 /** The names key of a strict-JSON config (`agent`, each tool's `name` and `node`), from the rule set's summary. */
 function computeNamesKey(tree: Tree): string {
-  const summary = configSummaryOf(tree)!;
+  const summary = summarizeTree(tree);
   return configNamesKey(
     summary.agent?.value,
     summary.tools.map((tool) => [tool.name?.value, tool.node?.value] as const),

@@ -1,9 +1,10 @@
 /** The `agent` value of a config, read from the rule set's summary or guessed from its text before any parse. */
-import { type Analysis, configSummaryOf } from '10xgraph/rules';
+import type { Analysis } from '10xgraph/rules';
+import { summarizeTree } from '../configFacts';
 
 /** The `agent` value of a strict-JSON analysis, from the rule set's one summary of the config. */
 export function readAgentSpec(analysis: Analysis): string | undefined {
-  return configSummaryOf(analysis)?.agent?.value;
+  return analysis.flatTree ? summarizeTree(analysis.flatTree).agent?.value : undefined;
 }
 
 /**

@@ -29,21 +29,10 @@ import type {
   WorkspaceEdit,
 } from 'vscode-languageserver';
 import { CodeActionKind } from 'vscode-languageserver-types';
-import {
-  type Analysis,
-  analyzeConfig,
-  applySafeFixes,
-  type AuditOptions,
-  type ConfigFiles,
-  configSummaryOf,
-  configSummaryOfNode,
-  type Graph,
-  type JsonNode,
-  LineIndex,
-} from '10xgraph/rules';
+import { type Analysis, analyzeConfig, applySafeFixes, type AuditOptions, type ConfigFiles, configSummaryOfNode, type Graph, type JsonNode, LineIndex } from '10xgraph/rules';
 import type { AgentInfo } from '../agentModules';
 import type { StatusParams } from '../../../common/protocol';
-import { type ConfigFacts, configFactsOf } from '../configFacts';
+import { type ConfigFacts, configFactsOf, summarizeTree } from '../configFacts';
 import { MAX_DOCUMENT_LENGTH, toDiagnostic, tooLargeDiagnostic } from '../diagnostics';
 import { featureTree } from '../jsonPaths';
 import type { Positions } from '../positions';
@@ -227,7 +216,7 @@ export function getLanguageService(host: LanguageServiceHost = {}): LanguageServ
         analysis,
         tree,
         safeFixes: once(() => applySafeFixes(text, options)),
-        config: once(() => configFactsOf(analysis.flatTree ? configSummaryOf(analysis.flatTree)! : configSummaryOfNode(tree(), text), lines)),
+        config: once(() => configFactsOf(analysis.flatTree ? summarizeTree(analysis.flatTree) : configSummaryOfNode(tree(), text), lines)),
       };
     },
 
