@@ -30,9 +30,9 @@ export class ProjectIndex extends WorkspaceIndex<FileFacts> {
     super({
       ...options,
       python: true,
-      read: (path, text, kind) =>
+      read: (_path, text, kind) =>
         kind === 'source'
-          ? { source: readSourceFacts(path, text) }
+          ? { source: readSourceFacts(text) }
           : kind === 'python'
             ? { python: readPythonFacts(text) }
             : { config: configFactsOf(readConfigSummary(text), new LineIndex(text)) },

@@ -179,7 +179,7 @@ export class ProjectService {
     // UTF-16 units never outnumber UTF-8 bytes: the length settles most texts without counting bytes.
     if (text.length <= max && Buffer.byteLength(text, 'utf8') <= max) {
       this.tooLarge.delete(uri);
-      return readSourceFacts(path, text);
+      return readSourceFacts(text);
     }
     if (!this.tooLarge.has(uri)) {
       this.tooLarge.add(uri);

@@ -40,11 +40,10 @@ export interface SourceFacts {
 const NO_FACTS: SourceFacts = { handlers: [], nodes: [] };
 
 /**
- * Reads the facts of one source text. Never throws: a text with errors gives what could be read
- * and its first error. `_path` is kept for the callers that name the file (the reader needs no
- * language hint).
+ * Reads the facts of one source text (the reader needs no language hint, so no file name). Never
+ * throws: a text with errors gives what could be read and its first error.
  */
-export function readSourceFacts(_path: string, text: string): SourceFacts {
+export function readSourceFacts(text: string): SourceFacts {
   // Most files mention neither call: they need no reading at all.
   if (!text.includes('registerToolHandler') && !text.includes('addNode')) return NO_FACTS;
   const analysis = analyzeSource(text);

@@ -118,7 +118,6 @@ describe('the project index', () => {
 
   test('reads literal names, computed names and node kinds from sources', () => {
     const facts = readSourceFacts(
-      'graph.ts',
       [
         'const tools = new ToolNode([]);',
         'const model = new ModelNode(m) as ModelNode;',
