@@ -4,12 +4,13 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
-import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Loader, Plugin } from 'esbuild';
 import { AgentCompileCache, type CompiledAgent, type ExternalPackage } from './compileCache';
 import { consultedConfigs, recordResolutions, type FolderListing } from './compileInputs';
 import { agentModuleCandidates } from '../workspace/agentFile';
+import { displayPath } from '../workspace/configFile';
 import { AGENT_EXTENSIONS } from '../workspace/sourceAnalysis';
 import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
 import { GraphError } from '../graph/errors';
@@ -137,7 +138,7 @@ async function compileTypeScript(file: string): Promise<CompiledAgent> {
   // `require`, not `import()`: a dynamic import would start Node's ESM loader for this one package.
   let esbuild: typeof import('esbuild');
   try {
-    esbuild = loadPeer('esbuild', `compiling ${shownPath(file)} needs esbuild`, () => require('esbuild') as typeof import('esbuild'));
+    esbuild = loadPeer('esbuild', `compiling ${displayPath(file)} needs esbuild`, () => require('esbuild') as typeof import('esbuild'));
   } catch (error) {
     if (error instanceof MissingPeerError) throw new AgentLoadError('agent-module-failed', error.message);
     throw error;
@@ -180,12 +181,6 @@ async function compileTypeScript(file: string): Promise<CompiledAgent> {
     const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
     throw new AgentLoadError('agent-module-failed', `Agent module ${file} does not compile: ${where}${first?.text ?? (error instanceof Error ? error.message : String(error))}`);
   }
-}
-
-/** `file` relative to the working folder when it is inside it (`graph.ts`), else as it is. */
-function shownPath(file: string): string {
-  const inside = relative(process.cwd(), file);
-  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside.split('\\').join('/') : file;
 }
 
 /** The installed esbuild's version (part of the cache key), or undefined when esbuild is not there. */
