@@ -17,6 +17,7 @@ import {
   configSummaryOf,
   LineIndex,
   pythonAgentGraphOf,
+  readConfigSummary,
   readFromSourceNote,
   splitAgentSpec,
   type AgentGraph,
@@ -28,7 +29,6 @@ import { findAgentCandidates } from '../workspace/agentCandidates';
 import { resolveAgentFile } from '../workspace/agentFile';
 import { displayPath } from '../workspace/configFile';
 import { CONFIG_FILE, configFilesOf, LEGACY_CONFIG_FILE } from '../workspace/configFiles';
-import { readConfigSummary } from '../workspace/configSummary';
 import { isPythonPath, ProjectIndex } from '../workspace/projectIndex';
 import { readPythonGraph } from '../workspace/pythonGraph';
 import { analyzeSource, isSourcePath, type SourceAnalysis } from '../workspace/sourceAnalysis';
