@@ -18,9 +18,9 @@ import {
   LineIndex,
   pythonAgentGraphOf,
   readConfigSummary,
-  readFromSourceNote,
   splitAgentSpec,
   type AgentGraph,
+  type AuditOptions,
   type Graph,
   type Problem,
   type ProjectFacts,
@@ -131,15 +131,17 @@ async function auditConfigOfProject(
       } else unread = agent;
     }
   }
-  const judged = { ...(graph ? { graph } : {}), files: configFilesOf(path), ...(tree ? { previous: { flatTree: tree } } : {}) };
+  const judged: AuditOptions = {
+    ...(graph ? { graph } : {}),
+    ...(fromSource ? { graphReadFrom: fromSource } : {}),
+    files: configFilesOf(path),
+    ...(tree ? { previous: { flatTree: tree } } : {}),
+  };
   let analysis = analyzeConfig(text, judged);
   if (analysis.problems.some((p) => p.code === 'agent-missing')) analysis = analyzeConfig(text, { ...judged, agentCandidates: findAgentCandidates(dirname(path)) });
-  const problems = analysis.problems.map((p) =>
-    fromSource && (p.code === 'node-not-found' || p.code === 'node-not-tool-node') ? { ...p, message: p.message + readFromSourceNote(fromSource.file, fromSource.shown) } : p,
-  );
   // A text that is not JSON gets its syntax errors first: the project is judged once it parses (as in the editor).
-  if (!summary) return problems;
-  return [...problems, ...auditProjectConfig({ config: summary, project, covered: true, ...(unread ? { agent: unread } : {}) })];
+  if (!summary) return analysis.problems;
+  return [...analysis.problems, ...auditProjectConfig({ config: summary, project, covered: true, ...(unread ? { agent: unread } : {}) })];
 }
 
 /** Runs `10xgraph audit --project`; resolves to the exit code (0 no error, 1 errors, 2 could not run). */
