@@ -4,12 +4,14 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire, isBuiltin } from 'node:module';
-import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, extname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Loader, Plugin } from 'esbuild';
 import { AgentCompileCache, type CompiledAgent, type ExternalPackage } from './compileCache';
 import { consultedConfigs, recordResolutions, type FolderListing } from './compileInputs';
-import { AGENT_EXTENSIONS, AGENT_FILE_EXTENSIONS } from '../workspace/sourceAnalysis';
+import { agentModuleCandidates } from '../workspace/agentFile';
+import { displayPath } from '../workspace/configFile';
+import { AGENT_EXTENSIONS } from '../workspace/sourceAnalysis';
 import { isCompiledGraph, type CompiledGraph } from '../graph/compiledGraph';
 import { GraphError } from '../graph/errors';
 import { isStateGraph } from '../graph/stateGraph';
@@ -32,13 +34,9 @@ export class AgentLoadError extends GraphError {
 
 export { AGENT_EXTENSIONS };
 const COMPILED = new Set(['.ts', '.mts', '.cts']);
-const LOADABLE: ReadonlySet<string> = new Set(AGENT_FILE_EXTENSIONS);
 
 /** Splits `module:export` at its last colon: the rule set's own split, so `agent-invalid` and the loader agree. */
 export { splitAgentSpec as parseAgentSpec };
-
-// A Python module path: dotted identifiers, as the 10xGraph server imports it.
-const PYTHON_MODULE = /^[\p{L}_][\p{L}\p{N}_]*(?:\.[\p{L}_][\p{L}\p{N}_]*)*$/u;
 
 /**
  * Finds the file of the agent's module, relative to the config's folder: a TypeScript or
@@ -53,11 +51,7 @@ export function resolveAgentModule(configPath: string, agentSpec: string): { fil
   const spec = checkAgentSpec(agentSpec);
   if (!spec.ok) throw new AgentLoadError('agent-invalid', `${agentSpecMessage(agentSpec, spec.why)} (in ${configPath})`);
   const folder = dirname(resolve(configPath));
-  const base = resolve(folder, spec.module);
-  const scripts = LOADABLE.has(extname(base)) ? [base] : AGENT_EXTENSIONS.map((ext) => base + ext);
-  const pythonBase = PYTHON_MODULE.test(spec.module) ? join(folder, ...spec.module.split('.')) : undefined;
-  const python = pythonBase === undefined ? [] : [pythonBase + '.py', join(pythonBase, '__init__.py')];
-  const candidates = spec.module.includes('.') ? [...python, ...scripts] : [...scripts, ...python];
+  const candidates = agentModuleCandidates(folder, spec.module);
   const file = candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
   if (!file) {
     const names = candidates.map((candidate) => relative(folder, candidate).split('\\').join('/'));
@@ -144,7 +138,7 @@ async function compileTypeScript(file: string): Promise<CompiledAgent> {
   // `require`, not `import()`: a dynamic import would start Node's ESM loader for this one package.
   let esbuild: typeof import('esbuild');
   try {
-    esbuild = loadPeer('esbuild', `compiling ${shownPath(file)} needs esbuild`, () => require('esbuild') as typeof import('esbuild'));
+    esbuild = loadPeer('esbuild', `compiling ${displayPath(file)} needs esbuild`, () => require('esbuild') as typeof import('esbuild'));
   } catch (error) {
     if (error instanceof MissingPeerError) throw new AgentLoadError('agent-module-failed', error.message);
     throw error;
@@ -187,12 +181,6 @@ async function compileTypeScript(file: string): Promise<CompiledAgent> {
     const where = first?.location ? `${first.location.file}:${first.location.line}:${first.location.column + 1}: ` : '';
     throw new AgentLoadError('agent-module-failed', `Agent module ${file} does not compile: ${where}${first?.text ?? (error instanceof Error ? error.message : String(error))}`);
   }
-}
-
-/** `file` relative to the working folder when it is inside it (`graph.ts`), else as it is. */
-function shownPath(file: string): string {
-  const inside = relative(process.cwd(), file);
-  return inside && !inside.startsWith('..') && !isAbsolute(inside) ? inside.split('\\').join('/') : file;
 }
 
 /** The installed esbuild's version (part of the cache key), or undefined when esbuild is not there. */

@@ -17,9 +17,10 @@ import {
   configSummaryOf,
   LineIndex,
   pythonAgentGraphOf,
-  readFromSourceNote,
+  readConfigSummary,
   splitAgentSpec,
   type AgentGraph,
+  type AuditOptions,
   type Graph,
   type Problem,
   type ProjectFacts,
@@ -28,11 +29,11 @@ import { findAgentCandidates } from '../workspace/agentCandidates';
 import { resolveAgentFile } from '../workspace/agentFile';
 import { displayPath } from '../workspace/configFile';
 import { CONFIG_FILE, configFilesOf, LEGACY_CONFIG_FILE } from '../workspace/configFiles';
-import { readConfigSummary } from '../workspace/configSummary';
 import { isPythonPath, ProjectIndex } from '../workspace/projectIndex';
 import { readPythonGraph } from '../workspace/pythonGraph';
 import { analyzeSource, isSourcePath, type SourceAnalysis } from '../workspace/sourceAnalysis';
 import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
+import { parseTree } from '../rules/tree';
 import { escapeControl } from '../text/escapeControl';
 import { sarifUri, toSarif } from './sarif';
 
@@ -108,8 +109,11 @@ async function auditConfigOfProject(
   let graph = options.graph;
   let fromSource: AgentGraph | undefined;
   let unread: AgentGraph | undefined;
-  const first = analyzeConfig(text);
-  const spec = first.flatTree ? configSummaryOf(first)?.agent?.value : undefined;
+  // One parse of the text: its summary names the agent, and every analysis below reuses the tree.
+  const parsed = parseTree(text);
+  const tree = parsed.ok ? parsed.tree : undefined;
+  const summary = tree ? configSummaryOf(tree) : undefined;
+  const spec = summary?.agent?.value;
   if (!graph && !options.noGraph && spec !== undefined) {
     const file = await resolveAgentFile(path, spec);
     const facts = file ? await index.factsOf(file) : undefined;
@@ -127,16 +131,17 @@ async function auditConfigOfProject(
       } else unread = agent;
     }
   }
-  const judged = { ...(graph ? { graph } : {}), files: configFilesOf(path) };
+  const judged: AuditOptions = {
+    ...(graph ? { graph } : {}),
+    ...(fromSource ? { graphReadFrom: fromSource } : {}),
+    files: configFilesOf(path),
+    ...(tree ? { previous: { flatTree: tree } } : {}),
+  };
   let analysis = analyzeConfig(text, judged);
   if (analysis.problems.some((p) => p.code === 'agent-missing')) analysis = analyzeConfig(text, { ...judged, agentCandidates: findAgentCandidates(dirname(path)) });
-  const problems = analysis.problems.map((p) =>
-    fromSource && (p.code === 'node-not-found' || p.code === 'node-not-tool-node') ? { ...p, message: p.message + readFromSourceNote(fromSource.file, fromSource.shown) } : p,
-  );
   // A text that is not JSON gets its syntax errors first: the project is judged once it parses (as in the editor).
-  const summary = configSummaryOf(analysis);
-  if (!summary) return problems;
-  return [...problems, ...auditProjectConfig({ config: summary, project, covered: true, ...(unread ? { agent: unread } : {}) })];
+  if (!summary) return analysis.problems;
+  return [...analysis.problems, ...auditProjectConfig({ config: summary, project, covered: true, ...(unread ? { agent: unread } : {}) })];
 }
 
 /** Runs `10xgraph audit --project`; resolves to the exit code (0 no error, 1 errors, 2 could not run). */

@@ -7,7 +7,7 @@ import type { ConfigProjectRule, ProjectConfigInput, ProjectProblemInput, Projec
 import { PROJECT_RULES } from './rules/index';
 import type { Problem } from './types';
 
-function runRules<I>(rules: ReadonlyArray<{ code: ProblemCode; check(input: I, report: (p: ProjectProblemInput) => void): void }>, input: I, at: number): Problem[] {
+function runRules<I>(rules: ReadonlyArray<{ code: ProblemCode; check(input: I, report: (p: ProjectProblemInput) => void): void }>, input: I): Problem[] {
   const problems: Problem[] = [];
   const report = (p: ProjectProblemInput) => {
     const problem: Problem = { code: p.code, severity: RULES[p.code].severity, message: p.message, offset: p.offset, length: p.length };
@@ -23,7 +23,7 @@ function runRules<I>(rules: ReadonlyArray<{ code: ProblemCode; check(input: I, r
         code: 'internal-error',
         severity: RULES['internal-error'].severity,
         message: `The rule '${rule.code}' failed while checking the project: ${error instanceof Error ? error.message : String(error)}. Please report it; the other rules still ran.`,
-        offset: at,
+        offset: 0,
         length: 0,
       });
     }
@@ -36,7 +36,6 @@ export function auditProjectConfig(input: ProjectConfigInput, rules: readonly Pr
   return runRules(
     rules.filter((r): r is ConfigProjectRule => r.on === 'config'),
     input,
-    0,
   );
 }
 
@@ -45,6 +44,5 @@ export function auditProjectSource(input: ProjectSourceInput, rules: readonly Pr
   return runRules(
     rules.filter((r): r is SourceProjectRule => r.on === 'source'),
     input,
-    0,
   );
 }

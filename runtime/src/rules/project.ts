@@ -99,6 +99,11 @@ export function readFromSourceNote(file: string, shown?: string): string {
   return ` (Judged on the graph read from ${shown ?? baseName(file)}; no server graph is in use.)`;
 }
 
+/** What a graph rule adds to its message: the note of `readFromSourceNote` when the graph was read from a source (`AuditOptions.graphReadFrom`), else nothing. */
+export function graphNoteOf(readFrom: { file: string; shown?: string } | undefined): string {
+  return readFrom ? readFromSourceNote(readFrom.file, readFrom.shown) : '';
+}
+
 /** What a project rule on a config is given. */
 export interface ProjectConfigInput {
   config: ConfigSummary;

@@ -115,6 +115,12 @@ export interface AuditOptions {
   /** The graph, when known; without it the graph rules are skipped. */
   graph?: Graph;
   /**
+   * The agent module's file `graph` was read from (its source, not run), and the name messages
+   * give it (else its base name): `node-not-found` and `node-not-tool-node` then say which graph
+   * judged (`readFromSourceNote`).
+   */
+  graphReadFrom?: { file: string; shown?: string };
+  /**
    * Agent modules found beside the file (`graph:app` style specs), for the `agent-missing` fix.
    * Front ends that can read the folder pass them; the rule set never touches files.
    */

@@ -12,8 +12,6 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AGENT_EXTENSIONS, analyzeSource } from './sourceAnalysis';
 
-export { AGENT_EXTENSIONS };
-
 // Only the start of a module is read for its exports, and only so much of a folder in all:
 // a folder of huge or many files costs a bounded read, never a frozen editor.
 const MAX_FILE_BYTES = 256 * 1024;

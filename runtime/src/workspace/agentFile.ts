@@ -7,25 +7,34 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { splitAgentSpec } from '../rules/index';
 import { AGENT_EXTENSIONS, AGENT_FILE_EXTENSIONS } from './sourceAnalysis';
 
-// A Python module path: dotted identifiers, as the 10xGraph server imports it (the loader's test, runtime/src/agent/loadAgent.ts).
+// A Python module path: dotted identifiers, as the 10xGraph server imports it.
 const PYTHON_MODULE = /^[\p{L}_][\p{L}\p{N}_]*(?:\.[\p{L}_][\p{L}\p{N}_]*)*$/u;
 
 /**
+ * The files `module` (the part of an `agent` spec before its colon) may be, relative to the
+ * config's `folder`, in the order they are tried: a TypeScript or JavaScript module (`graph` is
+ * `graph.ts`, `graph.mts`, `graph.js` or `graph.mjs`; `graph.mjs` is itself) or a Python one
+ * (`graph.react` is `graph/react.py` or `graph/react/__init__.py`). A dotted module is Python's
+ * first (dots are its package separator), an undotted one TypeScript's. The loader and the
+ * readers of the workspace look for the same files in the same order.
+ */
+export function agentModuleCandidates(folder: string, module: string): string[] {
+  const base = resolve(folder, module);
+  const scripts = (AGENT_FILE_EXTENSIONS as readonly string[]).includes(extname(base)) ? [base] : AGENT_EXTENSIONS.map((ext) => base + ext);
+  const pythonBase = PYTHON_MODULE.test(module) ? join(folder, ...module.split('.')) : undefined;
+  const python = pythonBase === undefined ? [] : [pythonBase + '.py', join(pythonBase, '__init__.py')];
+  return module.includes('.') ? [...python, ...scripts] : [...scripts, ...python];
+}
+
+/**
  * The file `agent` names, relative to the config's folder, as the loader resolves it (the same
- * candidates in the same order: a dotted module is Python's first, `graph.react` being
- * `graph/react.py` or `graph/react/__init__.py`; an undotted one is TypeScript's first);
- * undefined when no such file exists or the spec is malformed.
+ * candidates in the same order, `agentModuleCandidates`); undefined when no such file exists or
+ * the spec is malformed.
  */
 export async function resolveAgentFile(configPath: string, spec: string): Promise<string | undefined> {
   const parts = splitAgentSpec(spec);
   if (!parts) return undefined;
-  const folder = dirname(resolve(configPath));
-  const base = resolve(folder, parts.module);
-  const scripts = (AGENT_FILE_EXTENSIONS as readonly string[]).includes(extname(base)) ? [base] : AGENT_EXTENSIONS.map((ext) => base + ext);
-  const pythonBase = PYTHON_MODULE.test(parts.module) ? join(folder, ...parts.module.split('.')) : undefined;
-  const python = pythonBase === undefined ? [] : [pythonBase + '.py', join(pythonBase, '__init__.py')];
-  const candidates = parts.module.includes('.') ? [...python, ...scripts] : [...scripts, ...python];
-  for (const candidate of candidates) {
+  for (const candidate of agentModuleCandidates(dirname(resolve(configPath)), parts.module)) {
     try {
       await access(candidate);
       return candidate;

@@ -19,4 +19,3 @@ export { DEFAULT_INDEX_LIMITS, ProjectIndex, isPythonPath, type IndexLimits, typ
 export { MAX_PYTHON_MODULE_CHARS, pythonGraphOf, readPythonGraph, readPythonModule } from './pythonGraph';
 export type { PythonGraphRead, PythonModuleRead, PythonNodeSite } from './pythonGraph';
 export { resolveAgentFile } from './agentFile';
-export { readConfigSummary, tolerantTree } from './configSummary';

@@ -11,7 +11,7 @@
  * reached through one), only folders and regular files are read, within the same bounds, and
  * nothing below a folder the walk leaves out (`node_modules`, `.gitignore`, the exclude setting).
  */
-import { lstat, readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
 import { GitIgnore } from './gitignore';
 import { matchAny } from './glob';
@@ -122,13 +122,9 @@ export class ProjectIndex<F extends object> {
   async factsOf(path: string): Promise<F | undefined> {
     const known = this.open.get(path) ?? this.files.get(path)?.facts;
     if (known) return known;
-    try {
-      const info = await stat(path);
-      if (!info.isFile() || info.size > this.limits.maxFileBytes) return undefined;
-      return this.options.read(path, await readFile(path, 'utf8'), isPythonPath(path) ? 'python' : 'source');
-    } catch {
-      return undefined;
-    }
+    // A link is followed (the loader follows it too), but only a regular file within the bound is read.
+    const read = await readRegularFile(path, this.limits.maxFileBytes, true);
+    return 'text' in read ? this.options.read(path, read.text, isPythonPath(path) ? 'python' : 'source') : undefined;
   }
 
   /** The facts of an open document's text (they win over the disk until it closes). */

@@ -104,20 +104,29 @@ class ModuleReader {
       if (cursor.type.isError) return { unread: `syntax error at ${this.at(cursor.from)}; Python cannot import the module either`, exports: [] };
     } while (cursor.next());
     for (let statement = tree.topNode.firstChild; statement; statement = statement.nextSibling) this.readStatement(statement);
-    return { exports: [...this.bindings].map(([variable, binding]) => [variable, this.readBinding(variable, binding)]) };
+    // A graph compiled under many names is read once: each name shares its read, so a module of
+    // many `aN = graph.compile()` costs its nodes once, not once a name.
+    const compiled = new Map<GraphState, PythonGraphRead>();
+    return { exports: [...this.bindings].map(([variable, binding]) => [variable, this.readBinding(variable, binding, compiled)]) };
   }
 
-  private readBinding(variable: string, binding: Binding): PythonGraphRead {
+  private readBinding(variable: string, binding: Binding, compiled: Map<GraphState, PythonGraphRead>): PythonGraphRead {
     switch (binding.kind) {
       case 'compiled': {
         const graph = binding.graph;
-        if (graph.unread) return { ok: false, reason: graph.unread };
-        return {
-          ok: true,
-          graphVariable: graph.variable,
-          sites: graph.sites,
-          graph: { origin: 'loaded', toolsKnown: false, nodes: [...graph.nodes].map(([name, kind]) => ({ name, kind })) },
-        };
+        let read = compiled.get(graph);
+        if (read === undefined) {
+          read = graph.unread
+            ? { ok: false, reason: graph.unread }
+            : {
+                ok: true,
+                graphVariable: graph.variable,
+                sites: graph.sites,
+                graph: { origin: 'loaded', toolsKnown: false, nodes: [...graph.nodes].map(([name, kind]) => ({ name, kind })) },
+              };
+          compiled.set(graph, read);
+        }
+        return read;
       }
       case 'graph':
         return { ok: false, reason: `'${variable}' is a StateGraph that is not compiled: assign ${binding.graph.variable}.compile() to it` };

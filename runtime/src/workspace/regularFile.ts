@@ -6,9 +6,10 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 
-// O_NOFOLLOW: the kernel refuses a link as the last part of the name. O_NONBLOCK: opening a
-// FIFO does not wait for a writer (and changes nothing for a regular file). Windows has neither.
-const FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+// O_NONBLOCK: opening a FIFO does not wait for a writer (and changes nothing for a regular file).
+// O_NOFOLLOW: the kernel refuses a link as the last part of the name. Windows has neither.
+const FOLLOWING = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+const FLAGS = FOLLOWING | (constants.O_NOFOLLOW ?? 0);
 
 /** A file read in full, or why it was not (`missing`: there is no such file). */
 export type FileRead = { text: string; bytes: number } | { skipped: string; missing?: boolean };
@@ -17,11 +18,13 @@ export type FileRead = { text: string; bytes: number } | { skipped: string; miss
  * The text (UTF-8) of the regular file at `path`, read only when it is one (not a link, a FIFO,
  * a socket or a device) and at most `maxBytes` long; otherwise why it was not read. What is
  * checked is the opened file itself, so a name swapped for a FIFO after a listing is not read either.
+ * With `followLinks`, a link is followed and what it leads to is checked (a file named outside
+ * the walk, such as the agent module a config names).
  */
-export async function readRegularFile(path: string, maxBytes: number): Promise<FileRead> {
+export async function readRegularFile(path: string, maxBytes: number, followLinks = false): Promise<FileRead> {
   let handle;
   try {
-    handle = await open(path, FLAGS);
+    handle = await open(path, followLinks ? FOLLOWING : FLAGS);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return { skipped: 'it does not exist', missing: true };

@@ -332,9 +332,23 @@ const DECLARATIONS: ReadonlySet<string> = new Set(['const', 'let', 'var']);
 /** Words after an expression that keep it what it is (`x as T`, `x satisfies T`). */
 const TYPE_WRAPPERS: ReadonlySet<string> = new Set(['as', 'satisfies']);
 
-/** What the expression starting at token `at` is, as far as its first tokens say (`depth` follows identifiers to their initializers). */
-function kindAt(tokens: readonly Token[], at: number, initializers: ReadonlyMap<string, number>, depth = 0): NodeKind {
-  if (depth > 5) return 'unknown';
+// How many initializers `kindAt` follows from an identifier to what it is bound to.
+const MAX_KIND_DEPTH = 5;
+
+/**
+ * What the expression starting at token `at` is, as far as its first tokens say (`depth` follows
+ * identifiers to their initializers). Each (`at`, `depth`) is judged once and kept in `known`: many
+ * `addNode` calls naming one variable bound to a long expression cost that expression once, not once a call.
+ */
+function kindAt(tokens: readonly Token[], at: number, initializers: ReadonlyMap<string, number>, known: Map<number, NodeKind>, depth = 0): NodeKind {
+  if (depth > MAX_KIND_DEPTH) return 'unknown';
+  const key = at * (MAX_KIND_DEPTH + 1) + depth;
+  let kind = known.get(key);
+  if (kind === undefined) known.set(key, (kind = judgeKind(tokens, at, initializers, known, depth)));
+  return kind;
+}
+
+function judgeKind(tokens: readonly Token[], at: number, initializers: ReadonlyMap<string, number>, known: Map<number, NodeKind>, depth: number): NodeKind {
   let i = at;
   // Parentheses around an expression are not a node of their own (but `(s) => …` is a function).
   while (tokens[i]?.text === '(' && tokens[i].match > i && tokens[tokens[i].match + 1]?.text !== '=' && tokens[i].type === T.Punct) i++;
@@ -363,7 +377,7 @@ function kindAt(tokens: readonly Token[], at: number, initializers: ReadonlyMap<
     const whole = next === undefined || next === ',' || next === ')' || next === ';' || next === '!' || TYPE_WRAPPERS.has(next);
     if (!whole) return 'unknown';
     const init = initializers.get(t.text);
-    if (init !== undefined) return init === -1 ? 'function_node' : kindAt(tokens, init, initializers, depth + 1);
+    if (init !== undefined) return init === -1 ? 'function_node' : kindAt(tokens, init, initializers, known, depth + 1);
   }
   return 'unknown';
 }
@@ -497,7 +511,8 @@ export function analyzeSource(text: string): SourceAnalysis {
       if (method === 'registerToolHandler') handlers.push(site);
       else adds.push({ site, value: end < close ? end + 1 : -1 });
     }
-    for (const { site, value } of adds) nodes.push({ ...site, kind: value === -1 || value >= tokens.length ? 'unknown' : kindAt(tokens, value, initializers) });
+    const known = new Map<number, NodeKind>();
+    for (const { site, value } of adds) nodes.push({ ...site, kind: value === -1 || value >= tokens.length ? 'unknown' : kindAt(tokens, value, initializers, known) });
   }
   return { ...exports, handlers, nodes, ...(syntaxError ? { syntaxError } : {}) };
 }

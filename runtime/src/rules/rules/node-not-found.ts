@@ -1,5 +1,6 @@
 import type { Rule } from '../context';
 import { listToolNodes, toolNodes, shown } from '../context';
+import { graphNoteOf } from '../project';
 import { byCloseness } from '../similarity';
 
 /** At most this many replacement names are offered: a huge graph must not flood the editor. */
@@ -14,7 +15,7 @@ export function nodeNotFoundMessage(node: string, label: string, toolNodeNames: 
 /** `node-not-found`: `node` names a node of the graph. */
 export const nodeNotFound: Rule = {
   code: 'node-not-found',
-  check({ tree, tools, graph, graphNodes, report }) {
+  check({ tree, tools, graph, graphNodes, options, report }) {
     if (!graph || !graphNodes) return;
     const names = toolNodes(graph).map((n) => n.name);
     for (const tool of tools) {
@@ -30,7 +31,7 @@ export const nodeNotFound: Rule = {
       if (graph.origin === 'live') fixes.push({ title: 'Refetch the graph (the server may have changed)', edits: [], command: 'refetch-graph' });
       report({
         code: 'node-not-found',
-        message: nodeNotFoundMessage(node, tool.label, names),
+        message: nodeNotFoundMessage(node, tool.label, names) + graphNoteOf(options.graphReadFrom),
         node: value,
         fixes,
       });

@@ -1,5 +1,6 @@
 import type { Rule } from '../context';
 import { listToolNodes, toolNodes, shown } from '../context';
+import { graphNoteOf } from '../project';
 import { byCloseness } from '../similarity';
 import { MAX_NODE_FIXES } from './node-not-found';
 
@@ -13,7 +14,7 @@ export function nodeNotToolNodeMessage(node: string, label: string, kind: string
 /** `node-not-tool-node`: `node` names a ToolNode, the only kind that carries tools. */
 export const nodeNotToolNode: Rule = {
   code: 'node-not-tool-node',
-  check({ tree, tools, graph, graphNodes, report }) {
+  check({ tree, tools, graph, graphNodes, options, report }) {
     if (!graph || !graphNodes) return;
     const names = toolNodes(graph).map((n) => n.name);
     for (const tool of tools) {
@@ -23,7 +24,7 @@ export const nodeNotToolNode: Rule = {
       const value = tool.field.node;
       report({
         code: 'node-not-tool-node',
-        message: nodeNotToolNodeMessage(name!, tool.label, found.kind, names),
+        message: nodeNotToolNodeMessage(name!, tool.label, found.kind, names) + graphNoteOf(options.graphReadFrom),
         node: value,
         fixes: byCloseness(name!, names)
           .slice(0, MAX_NODE_FIXES)
