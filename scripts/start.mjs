@@ -44,15 +44,19 @@ function startServer(db) {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`the server did not say where it listens within 30 s:\n${out}`)), 30_000);
     let pending = '';
+    let listening = false;
     const onData = (chunk) => {
       const text = chunk.toString();
       pending += text;
       const lines = pending.split('\n');
       pending = lines.pop();
       for (const line of lines) process.stdout.write(`   server | ${line}\n`);
+      // Kept only until the server says where it listens: with --serve its log goes on for hours.
+      if (listening) return;
       out += text;
       const match = /Listening on (http:\/\/\S+)/.exec(out);
       if (match) {
+        listening = true;
         clearTimeout(timer);
         resolve({ child, url: match[1], exited });
       }

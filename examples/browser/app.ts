@@ -8,7 +8,7 @@
  *
  * Bundled by examples/browser/serve.ts with esbuild; served next to index.html.
  */
-import { Message, TenxGraphClient, TenxGraphError } from '10xgraph-client';
+import { CLIENT_ERROR_CODES, Message, TenxGraphClient, TenxGraphError } from '10xgraph-client';
 import type { Block, FetchLike, StreamChunk, ToolCallContext } from '10xgraph-client';
 import { browserHandlers, TOOL_NAMES, type ToolName } from './handlers';
 import { NotesDatabase } from './notesDatabase';
@@ -390,7 +390,7 @@ async function explainRefusal(error: unknown, settings: Settings): Promise<Probl
   }
   if (!(error instanceof TenxGraphError)) return { code: 'page_error', text: error instanceof Error ? error.message : String(error) };
   if (error.code === 'unauthorized') return explainToken(settings);
-  if (error.code !== 'network_error') return explainServerError(error, settings);
+  if (error.code !== CLIENT_ERROR_CODES.network) return explainServerError(error, settings);
   if (!(await serverAnswers(settings.baseUrl))) return explainNotRunning(settings);
   const origin = window.location.origin;
   return { code: 'origin_not_allowed', text: `${server} refuses this page's origin ${origin} (403 origin_not_allowed): start 10xgraph api with --cors-origin ${origin}.` };
@@ -412,7 +412,7 @@ async function checkConnection(settings: Settings): Promise<Verdict> {
 }
 
 /** The client's codes of a failure to reach the server, or of a connection lost on the way. */
-const CONNECTION_CODES = new Set(['network_error', 'connection_closed', 'stream_incomplete']);
+const CONNECTION_CODES = new Set<string>([CLIENT_ERROR_CODES.network, CLIENT_ERROR_CODES.connectionClosed, CLIENT_ERROR_CODES.streamIncomplete]);
 
 /** Problems that leave the page unable to talk to the server: the status line then points at the turn that says why. */
 const OFFLINE_CODES = new Set(['token_missing', 'token_wrong', 'origin_not_allowed', 'not_running', 'server_stopped']);

@@ -26,7 +26,7 @@ export {
   SCHEMA_VERSION,
 } from './store/index';
 export type { ThreadStore, ThreadRecord, ThreadStatus, ThreadPage, RunCommit, DeleteOutcome, StoreTarget, OpenStoreOptions } from './store/index';
-export { handleThreadRoute, CANCELLED_RESULT, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './threadRoutes';
+export { CANCELLED_RESULT, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './threadRoutes';
 export { ApiError, statusForRunError } from './errors';
 export { parseRunRequest } from './validate';
 export type { RunRequest } from './validate';

@@ -3,7 +3,7 @@
  * call emitted and per result answered, plus the start-up lines. Two formats: `pretty` prints
  * each record's message alone (the start-up lines read exactly as docs/spec.md §4 shows them), `json`
  * prints one JSON object a line with every field. Information goes to stdout, warnings and
- * errors to stderr, through one pino multistream. Records never hold a token, a query string or a body.
+ * errors to stderr (`json` through one pino multistream). Records never hold a token, a query string or a body.
  */
 import { loadPino } from './lazy';
 import { escapeControl } from '../text/escapeControl';
@@ -47,35 +47,39 @@ export interface LoggerOptions {
 }
 
 /**
- * Builds a pino logger writing `format` to `out` (info, debug) and `err` (warn, error). Both
- * formats go through one pino logger and a pino multistream that sends each record to the sink
- * of its level (deduplicated: a warning reaches `err` alone), so nothing is swapped per call.
+ * Builds the logger writing `format` to `out` (info, debug) and `err` (warn, error). `json` goes
+ * through one pino logger and a pino multistream that sends each record to the sink of its level
+ * (deduplicated: a warning reaches `err` alone), so nothing is swapped per call. A `pretty` record
+ * is the message alone, written straight: no JSON record made for each line and read back, and
+ * no pino loaded.
  */
 export function createLogger(options: LoggerOptions = {}): ApiLogger {
   const format = options.format ?? 'pretty';
   const out = options.out ?? process.stdout;
   const err = options.err ?? process.stderr;
+  const level = options.level ?? 'info';
+  if (format === 'pretty') {
+    // LOG_LEVELS runs from the most severe: a level is shown when it is at or above the threshold.
+    const rank = (name: LogLevel) => LOG_LEVELS.indexOf(name);
+    const at = (name: LogLevel) => {
+      const sink = rank(name) <= rank('warn') ? err : out;
+      // The line may quote what a client sent (a thread id) or a failure (a stack): escaped, so one
+      // record stays one line and can forge no other line, CI command or terminal sequence.
+      return rank(name) <= rank(level) ? (line: string): void => void sink.write(`${escapeControl(line)}\n`) : (): void => {};
+    };
+    return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+  }
   const pino = loadPino();
-  const pretty = format === 'pretty';
-  // A pretty record is the message alone: pino makes `{"level":30,"msg":...}` (no time or fields),
-  // and the line written is that message. It may quote what a client sent (a thread id) or a
-  // failure (a stack): escaped, so one record stays one line and can forge no other line, CI
-  // command or terminal sequence.
-  const sinkFor = (sink: TextSink): TextSink => (pretty ? { write: (record: string) => sink.write(`${escapeControl((JSON.parse(record) as { msg: string }).msg)}\n`) } : sink);
   const streams = pino.multistream(
     [
-      { level: 'debug', stream: sinkFor(out) },
-      { level: 'warn', stream: sinkFor(err) },
+      { level: 'debug', stream: out },
+      { level: 'warn', stream: err },
     ],
     { dedupe: true },
   );
-  const logger = pino(
-    pretty ? { level: options.level ?? 'info', base: undefined, timestamp: false } : { level: options.level ?? 'info', base: undefined, timestamp: pino.stdTimeFunctions.isoTime },
-    streams,
-  );
-  const at = (level: LogLevel) => {
-    const write = logger[level].bind(logger);
-    if (pretty) return (line: string): void => write(line);
+  const logger = pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, streams);
+  const at = (name: LogLevel) => {
+    const write = logger[name].bind(logger);
     return (line: string, fields?: LogFields): void => (fields ? write(fields, line) : write(line));
   };
   return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };

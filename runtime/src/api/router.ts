@@ -116,9 +116,10 @@ export class RouteTable {
    * The route of a request and its parameters, or the refusal to answer: 404 (no pattern fits
    * the path), 401 (`authorized` says no for a pattern not public), the error of a bad parameter,
    * then 405 with `Allow` (the pattern has no route of the method), in that order. `match` is
-   * `match(pathname)`, when the caller has it already.
+   * `match(pathname)`, which the caller has already (the log names its pattern): the path is
+   * matched once, a path no pattern fits included.
    */
-  resolve(pathname: string, method: string | undefined, authorized: () => boolean, match: PathMatch | undefined = this.match(pathname)): ResolvedRoute {
+  resolve(pathname: string, method: string | undefined, authorized: () => boolean, match: PathMatch | undefined): ResolvedRoute {
     if (!match) return { kind: 'refused', error: this.notFound(pathname), headers: {} };
     if (!match.public && !authorized()) return { kind: 'refused', error: unauthorized(), headers: { 'www-authenticate': 'Bearer realm="10xgraph"' }, match };
     let params: RouteParams;

@@ -4,13 +4,13 @@
  * (`DELETE /v1/threads/{id}`). Declared here as routes of the server's route table (router.ts),
  * which authorises a request and checks its `{id}` (`readThreadIdParam`) before it comes here.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { toolResultMessage } from '../graph/messages';
 import { ApiError } from './errors';
 import { sendData } from './http';
 import { loadCrypto } from './lazy';
 import { StoreUnavailableError, type ThreadStore } from './store/index';
-import { RouteTable, type Route } from './router';
+import type { Route } from './router';
 import { checkThreadId } from './validate';
 
 /** Messages per page when the request does not say. */
@@ -22,12 +22,12 @@ export const MAX_PAGE_SIZE = 1000;
 export const CANCELLED_RESULT = 'Cancelled: the client stopped waiting for this call, so it has no result. Do not wait for it; carry on without it or ask the user.';
 
 /** The pattern of a thread (`GET`, `DELETE`). */
-export const THREAD_PATTERN = '/v1/threads/{id}';
+const THREAD_PATTERN = '/v1/threads/{id}';
 /** The pattern of a thread's cancel (`POST`). */
-export const THREAD_CANCEL_PATTERN = '/v1/threads/{id}/cancel';
+const THREAD_CANCEL_PATTERN = '/v1/threads/{id}/cancel';
 
 /** Reads the `{id}` of a thread route: percent-decoded (400 when it cannot be), then checked as every thread id is (422). */
-export function readThreadIdParam(raw: string): string {
+function readThreadIdParam(raw: string): string {
   let decoded: string;
   try {
     decoded = decodeURIComponent(raw);
@@ -51,20 +51,6 @@ export function createThreadRoutes(store: ThreadStore, guard: () => void): Route
     { method: 'DELETE', pattern: THREAD_PATTERN, handle: ({ res, requestId }, { id }) => storeAnswer(deleteThread(res, requestId, store, id!, guard)) },
     { method: 'POST', pattern: THREAD_CANCEL_PATTERN, handle: ({ res, requestId }, { id }) => storeAnswer(cancelThread(res, requestId, store, id!, guard)) },
   ];
-}
-
-/**
- * Answers a request under `/v1/threads/` outside a server of this package (the server routes
- * them through its own table, which holds the same routes). The caller authorises the request
- * first; a refusal is thrown as an `ApiError` (a 405 sets `Allow` on `res` first).
- */
-export async function handleThreadRoute(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string, store: ThreadStore, guard: () => void): Promise<void> {
-  const found = new RouteTable(createThreadRoutes(store, guard), THREAD_PARAMS).resolve(url.pathname, req.method, () => true);
-  if (found.kind === 'refused') {
-    for (const [name, value] of Object.entries(found.headers)) res.setHeader(name, value);
-    throw found.error;
-  }
-  await found.route.handle({ req, res, url, requestId }, found.params);
 }
 
 /** A store that cannot be reached is a 503 of the thread routes. */

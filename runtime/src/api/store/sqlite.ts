@@ -292,11 +292,13 @@ const CHECKPOINT_EVERY_MS = 500;
  * The checkpoint worker's file (./checkpointWorker.ts, built by esbuild.mjs as
  * runtime/dist/sqliteCheckpoint.js): beside the bundle that holds this code, or, when the store runs
  * from the repository's sources (tests, benchmarks: a worker thread does not inherit their
- * TypeScript loader), the built one in runtime/dist. Undefined when there is none: checkpoints
- * then run on the main connection.
+ * TypeScript loader), the built one in runtime/dist. Only the sources look there: a bundle of
+ * someone else's app never starts a file found three folders above it. Undefined when there is
+ * none: checkpoints then run on the main connection.
  */
 function checkpointWorkerFile(): string | undefined {
-  return [join(__dirname, 'sqliteCheckpoint.js'), join(__dirname, '..', '..', '..', 'dist', 'sqliteCheckpoint.js')].find((file) => existsSync(file));
+  const file = __filename.endsWith('.ts') ? join(__dirname, '..', '..', '..', 'dist', 'sqliteCheckpoint.js') : join(__dirname, 'sqliteCheckpoint.js');
+  return existsSync(file) ? file : undefined;
 }
 
 /**
