@@ -13,7 +13,7 @@
  *   node --import tsx bench/server.ts --startup  # the start-up table alone
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -151,6 +151,13 @@ async function measureSize(tools: number, dir: string, log: (line: string) => vo
   return result;
 }
 
+/** Throws, saying what to install, when the JSON language server of the start-up table is not installed. */
+function requireJsonServer(): void {
+  if (!existsSync(JSON_SERVER)) {
+    throw new Error(`the start-up table needs vscode-langservers-extracted (${JSON_SERVER} is missing): run npm install`);
+  }
+}
+
 /** One server's start-up: spawn to the first diagnostics of a config opened at once, and its resident memory then. */
 interface Startup {
   ms: number;
@@ -168,6 +175,13 @@ async function measureStartup(kind: '10xgraph' | 'json', tools: number, dir: str
   const start = process.hrtime.bigint();
   const child = spawn(process.execPath, [kind === '10xgraph' ? join(ROOT, 'dist', 'server.js') : JSON_SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  // A server that dies before its first diagnostics fails the run instead of leaving every await pending.
+  const died = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${kind === 'json' ? 'vscode-json-language-server' : 'the 10xgraph language server'} exited (${code ?? signal}) before its first diagnostics`)),
+    ),
+  );
+  died.catch(() => undefined);
   const first = new Promise<void>((resolve) =>
     connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
       if (p.uri === uri) resolve();
@@ -175,6 +189,27 @@ async function measureStartup(kind: '10xgraph' | 'json', tools: number, dir: str
   );
   connection.listen();
   try {
+    await Promise.race([died, initializeAndOpen()]).catch(async (error: unknown) => {
+      // The closed connection often fails a request before the exit event arrives: name the exit when there is one.
+      throw await Promise.race([died.catch((exit: unknown) => exit), new Promise((r) => setTimeout(() => r(error), 500))]);
+    });
+    const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+    return { ms: elapsed, rssMiB: residentMiB(child.pid!) };
+  } finally {
+    // sendRequest throws at once on a closed connection (a server that died): caught here too.
+    await Promise.race([
+      Promise.resolve().then(() => connection.sendRequest(ShutdownRequest.type).then(() => connection.sendNotification(ExitNotification.type))),
+      new Promise((r) => setTimeout(r, 2000)),
+    ]).catch(() => undefined);
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      setTimeout(() => child.kill(), 2000).unref();
+      await exited;
+    }
+    connection.dispose();
+  }
+
+  async function initializeAndOpen(): Promise<void> {
     await connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri: null,
@@ -191,24 +226,12 @@ async function measureStartup(kind: '10xgraph' | 'json', tools: number, dir: str
     }
     await connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'json', version: 1, text } });
     await first;
-    const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
-    return { ms: elapsed, rssMiB: residentMiB(child.pid!) };
-  } finally {
-    await Promise.race([
-      connection.sendRequest(ShutdownRequest.type).then(() => connection.sendNotification(ExitNotification.type)),
-      new Promise((r) => setTimeout(r, 2000)),
-    ]).catch(() => undefined);
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      setTimeout(() => child.kill(), 2000).unref();
-      await exited;
-    }
-    connection.dispose();
   }
 }
 
 /** The start-up table: the median of `STARTUP_RUNS` spawns per server and size, and whether the targets are met. */
 async function benchStartup(dir: string, log: (line: string) => void): Promise<string> {
+  requireJsonServer();
   const rows: string[][] = [];
   const verdicts: string[] = [];
   for (const tools of STARTUP_SIZES) {
@@ -251,6 +274,7 @@ ${STARTUP_MAX_RSS_MIB} MiB resident before the project index runs: ${verdicts.jo
 
 /** Runs the language-server benchmark and returns its Markdown section. */
 export async function benchServer(log: (line: string) => void = () => undefined): Promise<string> {
+  requireJsonServer();
   const dir = mkdtempSync(join(tmpdir(), '10xgraph-ls-bench-'));
   const results: SizeResult[] = [];
   let startup: string;
@@ -294,11 +318,20 @@ Resident memory of the server process with the 10,000-tool file open (VmRSS): ${
 ${startup}`;
 }
 
+/** Prints why a run from the command line failed, and fails the process. */
+function reportFailure(error: unknown): void {
+  process.stderr.write(`bench/server.ts: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}
+
 if (require.main === module && process.argv.includes('--startup')) {
   const dir = mkdtempSync(join(tmpdir(), '10xgraph-ls-bench-'));
   void benchStartup(dir, (line) => process.stderr.write(line + '\n'))
     .then((markdown) => process.stdout.write(markdown + '\n'))
+    .catch(reportFailure)
     .finally(() => rmSync(dir, { recursive: true, force: true }));
 } else if (require.main === module) {
-  void benchServer((line) => process.stderr.write(line + '\n')).then((markdown) => process.stdout.write(markdown + '\n'));
+  void benchServer((line) => process.stderr.write(line + '\n'))
+    .then((markdown) => process.stdout.write(markdown + '\n'))
+    .catch(reportFailure);
 }
