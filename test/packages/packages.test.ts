@@ -128,14 +128,13 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
     globalPrefix = join(work, 'global');
     mkdirSync(project);
     await must('npm', ['init', '-y'], project);
-    const quiet = QUIET_INSTALL;
     // The project's install builds better-sqlite3; the global one is independent: both at once.
     await Promise.all([
       must(
         'npm',
         [
           'install',
-          ...quiet,
+          ...QUIET_INSTALL,
           tarball('10xgraph-client'),
           tarball('10xgraph'),
           // The optional peers that `10xgraph api`, `audit` of a graph.ts and `types` load.
@@ -150,7 +149,7 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
         project,
         { timeoutMs: 600_000 },
       ),
-      must('npm', ['install', '-g', '--prefix', globalPrefix, ...quiet, tarball('10xgraph-language-server')], work, { timeoutMs: 300_000 }),
+      must('npm', ['install', '-g', '--prefix', globalPrefix, ...QUIET_INSTALL, tarball('10xgraph-language-server')], work, { timeoutMs: 300_000 }),
     ]);
     writeFileSync(join(project, '10xgraph.json'), JSON.stringify(GOOD_CONFIG, null, 2) + '\n');
     writeFileSync(join(project, 'graph.ts'), USER_GRAPH);
@@ -414,7 +413,7 @@ console.log(process.versions.node.split('.')[0], JSON.stringify(events));
       agentProject = join(work, 'agent-only');
       mkdirSync(agentProject);
       await must('npm', ['init', '-y'], agentProject);
-      await must('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball('10xgraph-client'), tarball('10xgraph')], agentProject, {
+      await must('npm', ['install', ...QUIET_INSTALL, tarball('10xgraph-client'), tarball('10xgraph')], agentProject, {
         timeoutMs: 300_000,
       });
       writeFileSync(join(agentProject, 'graph.mjs'), AGENT_GRAPH);
