@@ -1,7 +1,8 @@
-// `npm start`: the whole demo. Builds, packages the .vsix, starts the quick-start server on
-// loopback, runs the example client through the remote-tool loop, audits the config against the
-// live server, stops the server and says where the .vsix is. `npm start -- --serve` keeps the
-// server running afterwards (Ctrl+C stops it).
+// `npm start`: the whole demo. Builds, packages every part (the .vsix and the npm tarballs, as
+// `npm run package`), starts the quick-start server on loopback, runs the example client through
+// the remote-tool loop, audits the config against the live server, stops the server and says what
+// ran and what to do next. `npm start -- --serve` keeps the server running afterwards (Ctrl+C
+// stops it).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,7 +85,7 @@ async function stopServer(server) {
 step('Build (esbuild: CLI, language server, extension)');
 run(process.execPath, ['esbuild.mjs']);
 
-step('Package the VS Code extension');
+step('Package every part: the VS Code extension and the npm tarballs');
 run(process.execPath, ['scripts/package.mjs'], { keep: /^package: / });
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
 const vsix = join(root, 'artifacts', `10xgraph-${version}.vsix`);
