@@ -137,7 +137,8 @@ function generateWorkspace(dir: string, files: number): void {
   writeFileSync(join(dir, 'graph.ts'), "import { StateGraph, ToolNode } from '10xgraph';\nexport const app = new StateGraph().addNode('TOOL', new ToolNode([])).compile();\n");
 }
 
-function positionOf(text: string, offset: number): { line: number; character: number } {
+/** Line and character of `offset` in `text` (the bench's own, not the server's). */
+export function positionOf(text: string, offset: number): { line: number; character: number } {
   const before = text.slice(0, offset);
   return { line: before.split('\n').length - 1, character: offset - (before.lastIndexOf('\n') + 1) };
 }

@@ -13,7 +13,7 @@
  *   node --import tsx bench/server.ts --startup  # the start-up table alone
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,7 +25,6 @@ import {
   ExitNotification,
   InitializedNotification,
   InitializeRequest,
-  type ProtocolConnection,
   PublishDiagnosticsNotification,
   ShutdownRequest,
   StreamMessageReader,
@@ -34,6 +33,7 @@ import {
 import { generateConfig } from './generate';
 import { jsonLanguageService, rules } from './implementations';
 import { median, ms, percentile, table, timeRuns } from './measure';
+import { memoryMiB, positionOf, startServer } from './project';
 
 const ROOT = join(__dirname, '..');
 const SIZES = [100, 1_000, 10_000] as const;
@@ -57,62 +57,10 @@ interface SizeResult {
   rssMiB?: number;
 }
 
-/** A server process and a connection to it that resolves a promise per published version. */
-async function startServer(
-  storagePath: string,
-): Promise<{ connection: ProtocolConnection; pid: number; waitVersion(uri: string, version: number): Promise<void>; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-  const waiting = new Map<string, { version: number; resolve: () => void }>();
-  connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
-    const w = waiting.get(p.uri);
-    if (w && p.version !== undefined && p.version >= w.version) {
-      waiting.delete(p.uri);
-      w.resolve();
-    }
-  });
-  connection.listen();
-  await connection.sendRequest(InitializeRequest.type, {
-    processId: process.pid,
-    rootUri: null,
-    workspaceFolders: null,
-    capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } },
-    initializationOptions: { storagePath, settings: { server: { enabled: false } } },
-  });
-  await connection.sendNotification(InitializedNotification.type, {});
-  return {
-    connection,
-    pid: child.pid!,
-    waitVersion: (uri, version) => new Promise((resolve) => waiting.set(uri, { version, resolve })),
-    async stop() {
-      await connection.sendRequest(ShutdownRequest.type);
-      await connection.sendNotification(ExitNotification.type);
-      await new Promise((r) => child.once('exit', r));
-      connection.dispose();
-    },
-  };
-}
-
-function residentMiB(pid: number): number | undefined {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Line and character of `offset` in `text` (the bench's own, not the server's). */
-function positionOf(text: string, offset: number): { line: number; character: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length - 1;
-  return { line, character: offset - (before.lastIndexOf('\n') + 1) };
-}
-
 async function measureSize(tools: number, dir: string, log: (line: string) => void): Promise<SizeResult> {
   let text = generateConfig(tools);
   const result: SizeResult = { tools, bytes: Buffer.byteLength(text), latencies: [], audit: [], jsonService: [] };
-  const server = await startServer(join(dir, 'cache'));
+  const server = await startServer(join(dir, 'cache'), undefined);
   try {
     const uri = pathToFileURL(join(dir, `bench-${tools}`, '10xgraph.json')).href;
     const opened = server.waitVersion(uri, 1);
@@ -136,7 +84,7 @@ async function measureSize(tools: number, dir: string, log: (line: string) => vo
       // The first few edits warm the server up and are not counted.
       if (i >= 5) result.latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
-    if (tools === 10_000) result.rssMiB = residentMiB(server.pid);
+    if (tools === 10_000) result.rssMiB = memoryMiB(server.pid).rss;
   } finally {
     await server.stop();
   }
@@ -194,7 +142,7 @@ async function measureStartup(kind: '10xgraph' | 'json', tools: number, dir: str
       throw await Promise.race([died.catch((exit: unknown) => exit), new Promise((r) => setTimeout(() => r(error), 500))]);
     });
     const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
-    return { ms: elapsed, rssMiB: residentMiB(child.pid!) };
+    return { ms: elapsed, rssMiB: memoryMiB(child.pid!).rss };
   } finally {
     // sendRequest throws at once on a closed connection (a server that died): caught here too.
     await Promise.race([
