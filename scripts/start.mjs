@@ -43,7 +43,10 @@ function startServer(db) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`the server did not say where it listens within 30 s:\n${out}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not say where it listens within 30 s:\n${out}`));
+    }, 30_000);
     let pending = '';
     const onData = (chunk) => {
       const text = chunk.toString();
@@ -97,6 +100,7 @@ try {
   server = await startServer(join(dbDir, 'threads.sqlite'));
 } catch (error) {
   process.stderr.write(`npm start: ${error.message}\n`);
+  rmSync(dbDir, { recursive: true, force: true });
   process.exit(1);
 }
 let failed = false;
@@ -133,4 +137,12 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+if (serve) {
+  // Ctrl+C reaches the server too (one process group): the demo ends once the server has stopped, and
+  // takes its temporary database with it, whatever stopped the server.
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => server.child.kill('SIGTERM'));
+  await server.exited;
+  rmSync(dbDir, { recursive: true, force: true });
+}
 if (failed) process.exit(1);
