@@ -49,6 +49,15 @@ interface Server {
 export async function startServer(storagePath: string, folder: string | undefined): Promise<Server> {
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  // A server that dies (or a bundle not built) fails the run: without this every await below would stay pending
+  // and the process would exit silently, its temporary folder left behind.
+  let stopping = false;
+  const died = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) => {
+      if (!stopping) reject(new Error(`the language server (dist/server.js) exited (${code ?? signal}); build it with node esbuild.mjs`));
+    }),
+  );
+  died.catch(() => undefined);
   const waiting = new Map<string, { version: number; resolve: () => void }>();
   connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
     const w = waiting.get(p.uri);
@@ -58,29 +67,37 @@ export async function startServer(storagePath: string, folder: string | undefine
     }
   });
   let started = 0;
-  const indexed = new Promise<{ files: number; ms: number; wallMs: number }>((resolve) => {
-    connection.onNotification(LogMessageNotification.type, (p) => {
-      const m = /indexed (\d+) source files in (\d+) ms/.exec(p.message);
-      if (m) resolve({ files: Number(m[1]), ms: Number(m[2]), wallMs: Date.now() - started });
-    });
-  });
+  const indexed = Promise.race([
+    died,
+    new Promise<{ files: number; ms: number; wallMs: number }>((resolve) => {
+      connection.onNotification(LogMessageNotification.type, (p) => {
+        const m = /indexed (\d+) source files in (\d+) ms/.exec(p.message);
+        if (m) resolve({ files: Number(m[1]), ms: Number(m[2]), wallMs: Date.now() - started });
+      });
+    }),
+  ]);
+  indexed.catch(() => undefined);
   connection.listen();
   const uri = folder ? pathToFileURL(folder).href : null;
-  await connection.sendRequest(InitializeRequest.type, {
-    processId: process.pid,
-    rootUri: uri,
-    workspaceFolders: uri ? [{ uri, name: 'bench' }] : null,
-    capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } },
-    initializationOptions: { storagePath, settings: { server: { enabled: false } } },
-  });
+  await Promise.race([
+    died,
+    connection.sendRequest(InitializeRequest.type, {
+      processId: process.pid,
+      rootUri: uri,
+      workspaceFolders: uri ? [{ uri, name: 'bench' }] : null,
+      capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } },
+      initializationOptions: { storagePath, settings: { server: { enabled: false } } },
+    }),
+  ]);
   started = Date.now();
   await connection.sendNotification(InitializedNotification.type, {});
   return {
     connection,
     pid: child.pid!,
     indexed,
-    waitVersion: (docUri, version) => new Promise((resolve) => waiting.set(docUri, { version, resolve })),
+    waitVersion: (docUri, version) => Promise.race([died, new Promise<void>((resolve) => waiting.set(docUri, { version, resolve }))]),
     async stop() {
+      stopping = true;
       await connection.sendRequest(ShutdownRequest.type);
       await connection.sendNotification(ExitNotification.type);
       await new Promise((r) => child.once('exit', r));
@@ -120,7 +137,8 @@ function generateWorkspace(dir: string, files: number): void {
   writeFileSync(join(dir, 'graph.ts'), "import { StateGraph, ToolNode } from '10xgraph';\nexport const app = new StateGraph().addNode('TOOL', new ToolNode([])).compile();\n");
 }
 
-function positionOf(text: string, offset: number): { line: number; character: number } {
+/** Line and character of `offset` in `text` (the bench's own, not the server's). */
+export function positionOf(text: string, offset: number): { line: number; character: number } {
   const before = text.slice(0, offset);
   return { line: before.split('\n').length - 1, character: offset - (before.lastIndexOf('\n') + 1) };
 }

@@ -13,7 +13,7 @@
  *   node --import tsx bench/server.ts --startup  # the start-up table alone
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,7 +25,6 @@ import {
   ExitNotification,
   InitializedNotification,
   InitializeRequest,
-  type ProtocolConnection,
   PublishDiagnosticsNotification,
   ShutdownRequest,
   StreamMessageReader,
@@ -34,6 +33,7 @@ import {
 import { generateConfig } from './generate';
 import { jsonLanguageService, rules } from './implementations';
 import { median, ms, percentile, table, timeRuns } from './measure';
+import { memoryMiB, positionOf, startServer } from './project';
 
 const ROOT = join(__dirname, '..');
 const SIZES = [100, 1_000, 10_000] as const;
@@ -57,62 +57,10 @@ interface SizeResult {
   rssMiB?: number;
 }
 
-/** A server process and a connection to it that resolves a promise per published version. */
-async function startServer(
-  storagePath: string,
-): Promise<{ connection: ProtocolConnection; pid: number; waitVersion(uri: string, version: number): Promise<void>; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
-  const waiting = new Map<string, { version: number; resolve: () => void }>();
-  connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
-    const w = waiting.get(p.uri);
-    if (w && p.version !== undefined && p.version >= w.version) {
-      waiting.delete(p.uri);
-      w.resolve();
-    }
-  });
-  connection.listen();
-  await connection.sendRequest(InitializeRequest.type, {
-    processId: process.pid,
-    rootUri: null,
-    workspaceFolders: null,
-    capabilities: { textDocument: { publishDiagnostics: { versionSupport: true } } },
-    initializationOptions: { storagePath, settings: { server: { enabled: false } } },
-  });
-  await connection.sendNotification(InitializedNotification.type, {});
-  return {
-    connection,
-    pid: child.pid!,
-    waitVersion: (uri, version) => new Promise((resolve) => waiting.set(uri, { version, resolve })),
-    async stop() {
-      await connection.sendRequest(ShutdownRequest.type);
-      await connection.sendNotification(ExitNotification.type);
-      await new Promise((r) => child.once('exit', r));
-      connection.dispose();
-    },
-  };
-}
-
-function residentMiB(pid: number): number | undefined {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Line and character of `offset` in `text` (the bench's own, not the server's). */
-function positionOf(text: string, offset: number): { line: number; character: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length - 1;
-  return { line, character: offset - (before.lastIndexOf('\n') + 1) };
-}
-
 async function measureSize(tools: number, dir: string, log: (line: string) => void): Promise<SizeResult> {
   let text = generateConfig(tools);
   const result: SizeResult = { tools, bytes: Buffer.byteLength(text), latencies: [], audit: [], jsonService: [] };
-  const server = await startServer(join(dir, 'cache'));
+  const server = await startServer(join(dir, 'cache'), undefined);
   try {
     const uri = pathToFileURL(join(dir, `bench-${tools}`, '10xgraph.json')).href;
     const opened = server.waitVersion(uri, 1);
@@ -136,7 +84,7 @@ async function measureSize(tools: number, dir: string, log: (line: string) => vo
       // The first few edits warm the server up and are not counted.
       if (i >= 5) result.latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
-    if (tools === 10_000) result.rssMiB = residentMiB(server.pid);
+    if (tools === 10_000) result.rssMiB = memoryMiB(server.pid).rss;
   } finally {
     await server.stop();
   }
@@ -149,6 +97,13 @@ async function measureSize(tools: number, dir: string, log: (line: string) => vo
   }
   log(`server bench: ${tools} tools done (${result.latencies.length} edits)`);
   return result;
+}
+
+/** Throws, saying what to install, when the JSON language server of the start-up table is not installed. */
+function requireJsonServer(): void {
+  if (!existsSync(JSON_SERVER)) {
+    throw new Error(`the start-up table needs vscode-langservers-extracted (${JSON_SERVER} is missing): run npm install`);
+  }
 }
 
 /** One server's start-up: spawn to the first diagnostics of a config opened at once, and its resident memory then. */
@@ -168,6 +123,13 @@ async function measureStartup(kind: '10xgraph' | 'json', tools: number, dir: str
   const start = process.hrtime.bigint();
   const child = spawn(process.execPath, [kind === '10xgraph' ? join(ROOT, 'dist', 'server.js') : JSON_SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'ignore'] });
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  // A server that dies before its first diagnostics fails the run instead of leaving every await pending.
+  const died = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${kind === 'json' ? 'vscode-json-language-server' : 'the 10xgraph language server'} exited (${code ?? signal}) before its first diagnostics`)),
+    ),
+  );
+  died.catch(() => undefined);
   const first = new Promise<void>((resolve) =>
     connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
       if (p.uri === uri) resolve();
@@ -175,6 +137,27 @@ async function measureStartup(kind: '10xgraph' | 'json', tools: number, dir: str
   );
   connection.listen();
   try {
+    await Promise.race([died, initializeAndOpen()]).catch(async (error: unknown) => {
+      // The closed connection often fails a request before the exit event arrives: name the exit when there is one.
+      throw await Promise.race([died.catch((exit: unknown) => exit), new Promise((r) => setTimeout(() => r(error), 500))]);
+    });
+    const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+    return { ms: elapsed, rssMiB: memoryMiB(child.pid!).rss };
+  } finally {
+    // sendRequest throws at once on a closed connection (a server that died): caught here too.
+    await Promise.race([
+      Promise.resolve().then(() => connection.sendRequest(ShutdownRequest.type).then(() => connection.sendNotification(ExitNotification.type))),
+      new Promise((r) => setTimeout(r, 2000)),
+    ]).catch(() => undefined);
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      setTimeout(() => child.kill(), 2000).unref();
+      await exited;
+    }
+    connection.dispose();
+  }
+
+  async function initializeAndOpen(): Promise<void> {
     await connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri: null,
@@ -191,24 +174,12 @@ async function measureStartup(kind: '10xgraph' | 'json', tools: number, dir: str
     }
     await connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'json', version: 1, text } });
     await first;
-    const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
-    return { ms: elapsed, rssMiB: residentMiB(child.pid!) };
-  } finally {
-    await Promise.race([
-      connection.sendRequest(ShutdownRequest.type).then(() => connection.sendNotification(ExitNotification.type)),
-      new Promise((r) => setTimeout(r, 2000)),
-    ]).catch(() => undefined);
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      setTimeout(() => child.kill(), 2000).unref();
-      await exited;
-    }
-    connection.dispose();
   }
 }
 
 /** The start-up table: the median of `STARTUP_RUNS` spawns per server and size, and whether the targets are met. */
 async function benchStartup(dir: string, log: (line: string) => void): Promise<string> {
+  requireJsonServer();
   const rows: string[][] = [];
   const verdicts: string[] = [];
   for (const tools of STARTUP_SIZES) {
@@ -251,6 +222,7 @@ ${STARTUP_MAX_RSS_MIB} MiB resident before the project index runs: ${verdicts.jo
 
 /** Runs the language-server benchmark and returns its Markdown section. */
 export async function benchServer(log: (line: string) => void = () => undefined): Promise<string> {
+  requireJsonServer();
   const dir = mkdtempSync(join(tmpdir(), '10xgraph-ls-bench-'));
   const results: SizeResult[] = [];
   let startup: string;
@@ -294,11 +266,20 @@ Resident memory of the server process with the 10,000-tool file open (VmRSS): ${
 ${startup}`;
 }
 
+/** Prints why a run from the command line failed, and fails the process. */
+function reportFailure(error: unknown): void {
+  process.stderr.write(`bench/server.ts: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}
+
 if (require.main === module && process.argv.includes('--startup')) {
   const dir = mkdtempSync(join(tmpdir(), '10xgraph-ls-bench-'));
   void benchStartup(dir, (line) => process.stderr.write(line + '\n'))
     .then((markdown) => process.stdout.write(markdown + '\n'))
+    .catch(reportFailure)
     .finally(() => rmSync(dir, { recursive: true, force: true }));
 } else if (require.main === module) {
-  void benchServer((line) => process.stderr.write(line + '\n')).then((markdown) => process.stdout.write(markdown + '\n'));
+  void benchServer((line) => process.stderr.write(line + '\n'))
+    .then((markdown) => process.stdout.write(markdown + '\n'))
+    .catch(reportFailure);
 }

@@ -1,7 +1,8 @@
-// `npm start`: the whole demo. Builds, packages the .vsix, starts the quick-start server on
-// loopback, runs the example client through the remote-tool loop, audits the config against the
-// live server, stops the server and says where the .vsix is. `npm start -- --serve` keeps the
-// server running afterwards (Ctrl+C stops it).
+// `npm start`: the whole demo. Builds, packages every part (the .vsix and the npm tarballs, as
+// `npm run package`), starts the quick-start server on loopback, runs the example client through
+// the remote-tool loop, audits the config against the live server, stops the server and says what
+// ran and what to do next. `npm start -- --serve` keeps the server running afterwards (Ctrl+C
+// stops it).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,7 +43,10 @@ function startServer(db) {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`the server did not say where it listens within 30 s:\n${out}`)), 30_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not say where it listens within 30 s:\n${out}`));
+    }, 30_000);
     let pending = '';
     let listening = false;
     const onData = (chunk) => {
@@ -88,7 +92,7 @@ async function stopServer(server) {
 step('Build (esbuild: CLI, language server, extension)');
 run(process.execPath, ['esbuild.mjs']);
 
-step('Package the VS Code extension');
+step('Package every part: the VS Code extension and the npm tarballs');
 run(process.execPath, ['scripts/package.mjs'], { keep: /^package: / });
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
 const vsix = join(root, 'artifacts', `10xgraph-${version}.vsix`);
@@ -100,6 +104,7 @@ try {
   server = await startServer(join(dbDir, 'threads.sqlite'));
 } catch (error) {
   process.stderr.write(`npm start: ${error.message}\n`);
+  rmSync(dbDir, { recursive: true, force: true });
   process.exit(1);
 }
 let failed = false;
@@ -136,4 +141,12 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+if (serve) {
+  // Ctrl+C reaches the server too (one process group): the demo ends once the server has stopped, and
+  // takes its temporary database with it, whatever stopped the server.
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => server.child.kill('SIGTERM'));
+  await server.exited;
+  rmSync(dbDir, { recursive: true, force: true });
+}
 if (failed) process.exit(1);

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { CodeServer, DETERMINISTIC_SETTINGS } from './support/codeServer';
 import { HarnessClient, packageHarness } from './support/harness';
 import { packageExtension } from './support/packageExtension';
@@ -86,6 +86,22 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
       await server?.stop();
       await quickstart.stop();
     });
+
+    /** Runs Go to Definition at `position` of the active editor and waits until `file` is the active editor; returns its cursor's line and text. */
+    async function goToDefinition(position: { line: number; column: number }, file: string): Promise<{ file: string; line: number; text: string }> {
+      await workbench.focusEditor();
+      await workbench.goTo(position.line, position.column);
+      await workbench.runCommand('Go to Definition');
+      await workbench.page.locator('.tabs-container .tab.active', { hasText: basename(file) }).waitFor({ timeout: 20_000 });
+      return poll(
+        `the cursor in ${file}`,
+        async () => {
+          const at = await harness.run<{ file: string; line: number; text: string } | null>('activeEditor');
+          return at?.file === file ? at : undefined;
+        },
+        20_000,
+      );
+    }
 
     test('opening a broken 10xgraph.json shows our diagnostics, with their codes, in the Problems panel', async () => {
       await workbench.openFile('10xgraph.json');
@@ -206,18 +222,7 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
       await harness.run('references', { file: 'project/10xgraph.json', needle: '"copy_selection"', count: 2 });
       const text = readFileSync(join(scratch!, 'trusted', 'project', '10xgraph.json'), 'utf8');
       const node = positionOf(text, `"${toolNodes[0]}"`, 2);
-      await workbench.focusEditor();
-      await workbench.goTo(node.line, node.column);
-      await workbench.runCommand('Go to Definition');
-      await workbench.page.locator('.tabs-container .tab.active', { hasText: 'graph.ts' }).waitFor({ timeout: 20_000 });
-      const active = await poll(
-        'the cursor in graph.ts',
-        async () => {
-          const at = await harness.run<{ file: string; line: number; text: string } | null>('activeEditor');
-          return at?.file === 'project/graph.ts' ? at : undefined;
-        },
-        20_000,
-      );
+      const active = await goToDefinition(node, 'project/graph.ts');
       assert.match(active.text, new RegExp(`\\.addNode\\('${toolNodes[0]}'`));
       await workbench.screenshot('10-go-to-definition');
     });
@@ -297,18 +302,7 @@ describe('the extension in VS Code (code-server)', { timeout: 600_000 }, () => {
       // The module is indexed once the definition reaches it.
       await harness.run('definition', { file: 'python/10xgraph.json', needle: '"TOOL"', target: 'python/graph/react.py' });
       const node = positionOf(config, '"TOOL"', 2);
-      await workbench.focusEditor();
-      await workbench.goTo(node.line, node.column);
-      await workbench.runCommand('Go to Definition');
-      await workbench.page.locator('.tabs-container .tab.active', { hasText: 'react.py' }).waitFor({ timeout: 20_000 });
-      const active = await poll(
-        'the cursor in graph/react.py',
-        async () => {
-          const at = await harness.run<{ file: string; line: number; text: string } | null>('activeEditor');
-          return at?.file === 'python/graph/react.py' ? at : undefined;
-        },
-        20_000,
-      );
+      const active = await goToDefinition(node, 'python/graph/react.py');
       assert.equal(active.line + 1, addNode.line, `the cursor is on the line of add_node("TOOL" (${active.text})`);
       assert.match(active.text, /\.add_node\("TOOL",/);
       const shown = await poll(

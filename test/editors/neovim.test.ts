@@ -134,7 +134,10 @@ describe('Neovim 0.7 with the README configuration', { timeout: 120_000 }, () =>
         ...process.env,
         PATH: `${bin}:${process.env.PATH ?? ''}`,
         TENXGRAPH_TOKEN: '',
+        // The editor's swap file, LSP log and state stay in the test's folder, not in the user's home.
         XDG_CACHE_HOME: join(folder, 'cache'),
+        XDG_DATA_HOME: join(folder, 'data'),
+        XDG_STATE_HOME: join(folder, 'state'),
         TENX_CONFIG: join(folder, 'config.lua'),
         TENX_FILE: file,
         TENX_OUT: join(folder, 'out.json'),

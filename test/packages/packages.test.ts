@@ -33,7 +33,7 @@ import {
 import { poll } from '../support/poll';
 import { extractClientSnippets } from './snippets';
 import { findE2eTools } from '../e2e/support/tools';
-import { must, packTarballs, QUIET_INSTALL, ROOT, run, userEnv, VERSION, versionOf } from './helpers';
+import { killUserApis, must, packTarballs, QUIET_INSTALL, ROOT, run, startUserApi, stopUserApi, userEnv, VERSION, versionOf } from './helpers';
 
 const GOOD_CONFIG = {
   agent: 'graph:app',
@@ -128,14 +128,13 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
     globalPrefix = join(work, 'global');
     mkdirSync(project);
     await must('npm', ['init', '-y'], project);
-    const quiet = QUIET_INSTALL;
     // The project's install builds better-sqlite3; the global one is independent: both at once.
     await Promise.all([
       must(
         'npm',
         [
           'install',
-          ...quiet,
+          ...QUIET_INSTALL,
           tarball('10xgraph-client'),
           tarball('10xgraph'),
           // The optional peers that `10xgraph api`, `audit` of a graph.ts and `types` load.
@@ -150,14 +149,14 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
         project,
         { timeoutMs: 600_000 },
       ),
-      must('npm', ['install', '-g', '--prefix', globalPrefix, ...quiet, tarball('10xgraph-language-server')], work, { timeoutMs: 300_000 }),
+      must('npm', ['install', '-g', '--prefix', globalPrefix, ...QUIET_INSTALL, tarball('10xgraph-language-server')], work, { timeoutMs: 300_000 }),
     ]);
     writeFileSync(join(project, '10xgraph.json'), JSON.stringify(GOOD_CONFIG, null, 2) + '\n');
     writeFileSync(join(project, 'graph.ts'), USER_GRAPH);
   });
 
   after(async () => {
-    for (const server of servers) if (server.exitCode === null && server.signalCode === null) process.kill(-server.pid!, 'SIGKILL');
+    killUserApis(servers);
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
@@ -279,23 +278,7 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
   });
 
   test("npx 10xgraph api serves the user's TypeScript graph, and the installed client runs the loop against it", async (t) => {
-    // Its own process group, so that stopping it stops npx and the CLI under it.
-    const server = spawn('npx', ['10xgraph', 'api', '--port', '0', '--db', join(work, 'threads.sqlite')], {
-      cwd: project,
-      env: userEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    servers.push(server);
-    let output = '';
-    server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const url = await poll(
-      `10xgraph api to listen (output so far: ${output})`,
-      () =>
-        /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? (server.exitCode !== null ? Promise.reject(new Error(`exited ${server.exitCode}: ${output}`)) : undefined),
-      60_000,
-    );
+    const { server, url } = await startUserApi(['--port', '0', '--db', join(work, 'threads.sqlite')], project, servers);
     try {
       const response = await fetch(`${url}/v1/graph`);
       assert.equal(response.status, 200);
@@ -355,8 +338,7 @@ console.log(process.versions.node.split('.')[0], JSON.stringify(events));
         assert.equal(seen.at(-1), 'end');
       });
     } finally {
-      process.kill(-server.pid!, 'SIGTERM');
-      await poll('10xgraph api to stop', () => server.exitCode !== null || server.signalCode !== null, 15_000);
+      await stopUserApi(server);
     }
     await assert.rejects(fetch(`${url}/ping`));
   });
@@ -414,7 +396,7 @@ console.log(process.versions.node.split('.')[0], JSON.stringify(events));
       agentProject = join(work, 'agent-only');
       mkdirSync(agentProject);
       await must('npm', ['init', '-y'], agentProject);
-      await must('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball('10xgraph-client'), tarball('10xgraph')], agentProject, {
+      await must('npm', ['install', ...QUIET_INSTALL, tarball('10xgraph-client'), tarball('10xgraph')], agentProject, {
         timeoutMs: 300_000,
       });
       writeFileSync(join(agentProject, 'graph.mjs'), AGENT_GRAPH);

@@ -11,12 +11,11 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { poll } from '../support/poll';
-import { must, packTarballs, QUIET_INSTALL, ROOT, run, userEnv, versionOf } from './helpers';
+import { killUserApis, must, packTarballs, QUIET_INSTALL, ROOT, run, startUserApi, stopUserApi, versionOf } from './helpers';
 
 const READMES = ['README.md', 'runtime/README.md', 'client-sdk/README.md', 'server/README.md'];
 
@@ -89,7 +88,7 @@ describe('the READMEs followed in a fresh project outside the repository', { tim
   });
 
   after(() => {
-    for (const server of servers) if (server.exitCode === null && server.signalCode === null) process.kill(-server.pid!, 'SIGKILL');
+    killUserApis(servers);
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
@@ -109,20 +108,10 @@ describe('the READMEs followed in a fresh project outside the repository', { tim
     assert.equal(audit.code, 0, audit.stdout + audit.stderr);
     assert.match(audit.stdout, /^10xgraph\.json: no problems; graph loaded from the agent module 'graph:app'/m);
 
-    // `npx 10xgraph api` as the README starts it, on a free port instead of 8000; its own process group.
-    const server = spawn('npx', ['10xgraph', 'api', '--port', '0'], { cwd: project, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    servers.push(server);
-    let output = '';
-    server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const url = await poll(
-      '10xgraph api to listen',
-      () =>
-        /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? (server.exitCode !== null ? Promise.reject(new Error(`exited ${server.exitCode}: ${output}`)) : undefined),
-      60_000,
-    );
+    // `npx 10xgraph api` as the README starts it, on a free port instead of 8000.
+    const { server, url, output } = await startUserApi(['--port', '0'], project, servers);
     try {
-      assert.match(output, /Attached 2 configured remote tools \(to TOOL\)/);
+      assert.match(output(), /Attached 2 configured remote tools \(to TOOL\)/);
       const file = fileNamedBy(clientBlock.code) ?? '';
       assert.ok(file.endsWith('.mts'), `${clientBlock.source}: a client with top-level await names its ES module file on its first line`);
       assert.match(clientBlock.code.split('\n')[0]!, /npx tsx /, `${clientBlock.source}: the first line says how to run it`);
@@ -133,8 +122,7 @@ describe('the READMEs followed in a fresh project outside the repository', { tim
       // Node has no clipboard: the handler fails, the model reads the failed result, and the run completes.
       assert.match(ran.stdout, /^completed /, ran.stdout + ran.stderr);
     } finally {
-      process.kill(-server.pid!, 'SIGTERM');
-      await poll('10xgraph api to stop', () => server.exitCode !== null || server.signalCode !== null, 15_000);
+      await stopUserApi(server);
     }
   });
 

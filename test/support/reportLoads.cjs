@@ -1,6 +1,6 @@
 // Preloaded into a spawned language server (NODE_OPTIONS=--require …): says on standard error when
-// the server reads one of the parts of its bundle it loads on first use (server-parser.js,
-// server-ajv.js), and how many publishDiagnostics it had written to standard output by then.
+// the server reads the part of its bundle it loads on first use (server-ajv.js), and how many
+// publishDiagnostics it had written to standard output by then.
 'use strict';
 const Module = require('node:module');
 let published = 0;
@@ -11,6 +11,6 @@ process.stdout.write = function (chunk, ...rest) {
 };
 const load = Module._load;
 Module._load = function (request, ...rest) {
-  if (/server-(parser|ajv)\.js$/.test(request)) process.stderr.write(`10xgraph-test: loaded ${request} after ${published} publishDiagnostics\n`);
+  if (/server-ajv\.js$/.test(request)) process.stderr.write(`10xgraph-test: loaded ${request} after ${published} publishDiagnostics\n`);
   return load.call(this, request, ...rest);
 };

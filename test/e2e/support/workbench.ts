@@ -95,14 +95,21 @@ export class Workbench {
   /** Shows the hover at the cursor of the active editor (Show or Focus Hover) and returns its text once it contains `needle`. */
   async hoverAtCursor(needle: string): Promise<string> {
     const hover = this.page.locator('.monaco-editor .monaco-hover', { hasText: needle }).first();
+    return this.hoverText(`the hover at the cursor to show ${needle}`, hover, async () => {
+      // A hover shown before the text it needs stays as it is: close it and ask again.
+      await this.page.keyboard.press('Escape');
+      await this.focusEditor();
+      await this.page.keyboard.press('Control+K');
+      await this.page.keyboard.press('Control+I');
+    });
+  }
+
+  /** Polls until `show` makes `hover` visible (3 s a try, 20 s in all) and returns its text. */
+  private hoverText(what: string, hover: Locator, show: () => Promise<void>): Promise<string> {
     return poll(
-      `the hover at the cursor to show ${needle}`,
+      what,
       async () => {
-        // A hover shown before the text it needs stays as it is: close it and ask again.
-        await this.page.keyboard.press('Escape');
-        await this.focusEditor();
-        await this.page.keyboard.press('Control+K');
-        await this.page.keyboard.press('Control+I');
+        await show();
         try {
           await hover.waitFor({ state: 'visible', timeout: 3_000 });
         } catch {
@@ -207,22 +214,11 @@ export class Workbench {
   /** Hovers the status item and returns its tooltip's text. */
   async statusTooltip(): Promise<string> {
     const hover = this.page.locator('.workbench-hover').filter({ hasText: '10xgraph' }).first();
-    return poll(
-      'the status bar tooltip',
-      async () => {
-        // A hover shows on entering the item: leave it first, in case the mouse is already there.
-        await this.page.mouse.move(0, 0);
-        await this.statusItem().hover();
-        try {
-          await hover.waitFor({ state: 'visible', timeout: 3_000 });
-        } catch {
-          return undefined;
-        }
-        return hover.innerText();
-      },
-      20_000,
-      0,
-    );
+    return this.hoverText('the status bar tooltip', hover, async () => {
+      // A hover shows on entering the item: leave it first, in case the mouse is already there.
+      await this.page.mouse.move(0, 0);
+      await this.statusItem().hover();
+    });
   }
 
   /** The content frame of the (one) webview panel. */
