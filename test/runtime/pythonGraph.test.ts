@@ -104,7 +104,7 @@ describe('readPythonGraph', () => {
     assert.match(reasonOf(readPythonGraph(source, 'app')), /^add_node\(\) at 3:1 is chained after add_edge\(\), whose result is not known/);
   });
 
-  test('a 500 KB module is read in bounded time; a module over 1 MB is not parsed', () => {
+  test('a 500 KB module is read whole; a module over 1 MB is not parsed', () => {
     const lines = ['from tenxgraph.core.graph import StateGraph, ToolNode', 'tools = ToolNode([])', 'graph = StateGraph()'];
     let size = 0;
     for (let i = 0; size < 500 * 1024; i++) {
@@ -114,21 +114,20 @@ describe('readPythonGraph', () => {
     }
     lines.push('graph.add_node("TOOL", tools)', 'app = graph.compile()', '');
     const source = lines.join('\n');
-    const started = process.hrtime.bigint();
     const read = readPythonGraph(source, 'app');
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
     assert.ok(read.ok, read.ok ? '' : read.reason);
     assert.equal(read.graph.nodes.length, lines.length - 5);
     assert.equal(read.graph.nodes.at(-1)?.kind, 'tool_node');
-    assert.ok(ms < 5000, `read in ${ms} ms`);
     assert.match(reasonOf(readPythonGraph(source + ' '.repeat(1024 * 1024), 'app')), /^the module is larger than 1 MB and is not parsed$/);
   });
 
-  test('deeply nested source neither overflows the stack nor is read', () => {
+  test('brackets nested deeper than Python allows: not parsed (the parser would exhaust the stack), said with their place', () => {
     const source = `from tenxgraph.core.graph import StateGraph\ngraph = StateGraph()\nx = ${'('.repeat(20000)}1${')'.repeat(20000)}\ngraph.add_node("A", f)\napp = graph.compile()\n`;
-    const read = readPythonGraph(source, 'app');
-    // Either way it answers: read exactly, or said why not.
-    if (read.ok) assert.deepEqual(read.graph.nodes, [{ name: 'A', kind: 'unknown' }]);
-    else assert.match(read.reason, / at \d+:\d+/);
+    // Twenty times: the stack a parse would take depends on what the engine has compiled by then.
+    for (let i = 0; i < 20; i++)
+      assert.deepEqual(readPythonGraph(source, 'app'), {
+        ok: false,
+        reason: 'brackets nested deeper than 200 at 3:205; Python cannot import the module either (too many nested parentheses)',
+      });
   });
 });

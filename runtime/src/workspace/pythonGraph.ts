@@ -8,12 +8,19 @@
  * judge node names wrongly. The parse is `@lezer/python` (pure JavaScript); every walk here is
  * iterative, so no nesting of the source can overflow the stack.
  */
-import type { SyntaxNode } from '@lezer/common';
+import type { SyntaxNode, Tree } from '@lezer/common';
 import { LineIndex } from '../rules/lineIndex';
 import type { Graph, NodeKind } from '../rules/types';
+import { isPythonNameChar, MAX_BRACKET_DEPTH, nonCodeSpans, topLevelStatements, type TopLevelStatement } from './pythonStatements';
 
 /** Modules larger than this (in UTF-16 code units, about bytes for code) are not parsed. */
 export const MAX_PYTHON_MODULE_CHARS = 1024 * 1024;
+
+/** The bound in bytes a module file is read within, for the reader (a text within it is within `MAX_PYTHON_MODULE_CHARS`). */
+export const MAX_PYTHON_MODULE_BYTES = MAX_PYTHON_MODULE_CHARS;
+
+/** Why a module over the bound is not read. */
+export const PYTHON_MODULE_TOO_LARGE = `the module is larger than ${MAX_PYTHON_MODULE_CHARS / (1024 * 1024)} MB and is not parsed`;
 
 /** Where a node is added or replaced in the module (lines and columns one-based, columns in UTF-16 code units). */
 export interface PythonNodeSite {
@@ -54,7 +61,42 @@ type Value =
   | { kind: 'tool_node' | 'model_node'; name: string }
   | { kind: 'unknown'; why?: string };
 
+type PythonParser = (typeof import('@lezer/python'))['parser'];
+
 const NODE_METHODS = new Set(['add_node', 'override_node']);
+
+/** More names than this ever bound to a graph, and the definitions are not looked through for them: the whole module is parsed. */
+const MAX_GRAPH_NAMES = 16;
+
+/**
+ * Whether `name` is used as a whole name in the code (not a comment or a plain string) of any of
+ * `statements` (sorted, apart); `spans` keeps each statement's comments and strings once found.
+ */
+function mentionedIn(source: string, name: string, statements: TopLevelStatement[], spans: Map<TopLevelStatement, number[]>): boolean {
+  let k = 0;
+  for (let at = source.indexOf(name); at >= 0 && k < statements.length; at = source.indexOf(name, at + name.length)) {
+    if (isPythonNameChar(source.charCodeAt(at - 1)) || isPythonNameChar(source.charCodeAt(at + name.length))) continue;
+    while (k < statements.length && statements[k].to <= at) k++;
+    const statement = statements[k];
+    if (!statement || statement.from > at) continue;
+    let nonCode = spans.get(statement);
+    if (!nonCode) spans.set(statement, (nonCode = nonCodeSpans(source, statement.from, statement.to)));
+    if (!insideSpan(nonCode, at)) return true;
+  }
+  return false;
+}
+
+/** Whether `at` lies in one of `spans` (flat `[start, end)` pairs in order): a binary search. */
+function insideSpan(spans: number[], at: number): boolean {
+  let lo = 0;
+  let hi = spans.length / 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (spans[2 * mid + 1] <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < spans.length / 2 && spans[2 * lo] <= at;
+}
 
 /**
  * What one parse of a module says of every top-level name it binds, as `readPythonGraph` would
@@ -76,8 +118,27 @@ export function readPythonGraph(source: string, variable: string): PythonGraphRe
 
 /** Reads every top-level name of a Python module at once (one parse), for a reader that does not know yet which one a config names. */
 export function readPythonModule(source: string): PythonModuleRead {
-  if (source.length > MAX_PYTHON_MODULE_CHARS) return { unread: `the module is larger than ${MAX_PYTHON_MODULE_CHARS / (1024 * 1024)} MB and is not parsed`, exports: [] };
-  return new ModuleReader(source).readAll();
+  return readModule(source, false);
+}
+
+/**
+ * What `readPythonModule` answers with the whole module parsed, no definition read by its name
+ * alone: the reference the tests hold it to.
+ */
+export function readPythonModuleWhole(source: string): PythonModuleRead {
+  return readModule(source, true);
+}
+
+function readModule(source: string, whole: boolean): PythonModuleRead {
+  if (source.length > MAX_PYTHON_MODULE_CHARS) return { unread: PYTHON_MODULE_TOO_LARGE, exports: [] };
+  try {
+    return new ModuleReader(source).readAll(whole);
+  } catch (error) {
+    // The parser's tree building recurses: nesting it meets that the layout did not bound (in an
+    // f-string's fields, say) can exhaust the stack, which is a module too deep to read, not a crash.
+    if (error instanceof RangeError) return { unread: 'the module nests too deeply to be parsed', exports: [] };
+    throw error;
+  }
 }
 
 /** The graph of `variable` in a module read by `readPythonModule`: what `readPythonGraph` answers. */
@@ -90,20 +151,80 @@ export function pythonGraphOf(module: PythonModuleRead, variable: string): Pytho
 class ModuleReader {
   private readonly lines: LineIndex;
   private readonly bindings = new Map<string, Binding>();
+  /** Every name bound to a graph or a compiled graph so far. */
+  private readonly graphNames = new Set<string>();
 
   constructor(private readonly source: string) {
     this.lines = new LineIndex(source);
   }
 
-  readAll(): PythonModuleRead {
+  readAll(whole: boolean): PythonModuleRead {
     // Required here, not imported: only the audit of a Python module pays for loading the parser.
     const { parser } = require('@lezer/python') as typeof import('@lezer/python');
-    const tree = parser.parse(this.source);
-    const cursor = tree.cursor();
-    do {
-      if (cursor.type.isError) return { unread: `syntax error at ${this.at(cursor.from)}; Python cannot import the module either`, exports: [] };
-    } while (cursor.next());
-    for (let statement = tree.topNode.firstChild; statement; statement = statement.nextSibling) this.readStatement(statement);
+    const layout = topLevelStatements(this.source);
+    if ('tooDeep' in layout)
+      return {
+        unread: `brackets nested deeper than ${MAX_BRACKET_DEPTH} at ${this.at(layout.tooDeep)}; Python cannot import the module either (too many nested parentheses)`,
+        exports: [],
+      };
+    if (!whole && 'statements' in layout && layout.statements.some((s) => s.definition)) {
+      const read = this.readParsingSome(parser, layout.statements);
+      if (read) return read;
+      this.bindings.clear();
+      this.graphNames.clear();
+    }
+    return this.readTree(parser.parse(this.source), []) ?? { unread: 'the module could not be read', exports: [] };
+  }
+
+  /**
+   * Most of a module is definitions that never touch the graph: they are read by their name
+   * alone, and only the other statements are parsed (one parse over their ranges). That answers
+   * exactly what a parse of the whole module would, unless a definition names a variable that is
+   * ever a graph (it may add nodes to it or pass it on) or the parsed part has a syntax error
+   * (the statements may have been cut wrongly): then undefined, and the whole module is parsed.
+   * A syntax error inside a definition read by its name alone goes unseen here.
+   */
+  private readParsingSome(parser: PythonParser, statements: TopLevelStatement[]): PythonModuleRead | undefined {
+    const ranges: Array<{ from: number; to: number }> = [];
+    for (const s of statements) {
+      if (s.definition) continue;
+      const last = ranges.at(-1);
+      if (last && last.to === s.from) last.to = s.to;
+      else ranges.push({ from: s.from, to: s.to });
+    }
+    const read = this.readTree(
+      ranges.length > 0 ? parser.parse(this.source, [], ranges) : undefined,
+      statements.filter((s) => s.definition),
+    );
+    if (!read || this.graphNames.size > MAX_GRAPH_NAMES) return undefined;
+    const definitions = statements.filter((s) => s.definition);
+    const spans = new Map<TopLevelStatement, number[]>();
+    for (const name of this.graphNames) if (mentionedIn(this.source, name, definitions, spans)) return undefined;
+    return read;
+  }
+
+  /**
+   * Reads the top-level statements of `tree` in the module's order, with `byName` (definitions
+   * not parsed) between them; undefined for a syntax error when only part of the module was parsed.
+   */
+  private readTree(tree: Tree | undefined, byName: TopLevelStatement[]): PythonModuleRead | undefined {
+    if (tree) {
+      const cursor = tree.cursor();
+      do {
+        if (cursor.type.isError) return byName.length > 0 ? undefined : { unread: `syntax error at ${this.at(cursor.from)}; Python cannot import the module either`, exports: [] };
+      } while (cursor.next());
+    }
+    let statement = tree?.topNode.firstChild ?? null;
+    let k = 0;
+    while (statement || k < byName.length) {
+      if (statement && (k >= byName.length || statement.from < byName[k].from)) {
+        this.readStatement(statement);
+        statement = statement.nextSibling;
+      } else {
+        const { name, kind } = byName[k++].definition!;
+        this.bindings.set(name, kind === 'function' ? { kind: 'function', name } : { kind: 'other', why: `'${name}' is a class` });
+      }
+    }
     // A graph compiled under many names is read once: each name shares its read, so a module of
     // many `aN = graph.compile()` costs its nodes once, not once a name.
     const compiled = new Map<GraphState, PythonGraphRead>();
@@ -238,8 +359,10 @@ class ModuleReader {
     // `app = StateGraph().add_node(...).compile()`: the graph has no name of its own.
     if (result.kind === 'compiled' && result.graph.variable === '') result.graph.variable = names[0];
     for (const [i, name] of names.entries()) {
-      if (result.kind === 'graph' || result.kind === 'compiled') this.bindings.set(name, { kind: result.kind, graph: result.graph });
-      else if (result.kind === 'tool_node' || result.kind === 'model_node') this.bindings.set(name, result);
+      if (result.kind === 'graph' || result.kind === 'compiled') {
+        this.bindings.set(name, { kind: result.kind, graph: result.graph });
+        this.graphNames.add(name);
+      } else if (result.kind === 'tool_node' || result.kind === 'model_node') this.bindings.set(name, result);
       else if (result.kind === 'unknown')
         this.bindings.set(name, { kind: 'other', why: result.why ?? `'${name}' is assigned at ${this.at(targets[i].from)} from something other than a StateGraph's compile()` });
     }
