@@ -10,8 +10,8 @@ import { plainSection, readSettings, SECTION } from './settings';
 import type { TokenStore } from './tokens';
 import { selectorOf } from './languageMode';
 
-/** The JS/TS documents on disk the language server reads handlers from. */
-const SOURCE_SELECTOR = ['typescript', 'typescriptreact', 'javascript', 'javascriptreact'].map((language) => ({ scheme: 'file', language }));
+/** The documents on disk the language server reads: JS/TS sources (handlers, TypeScript graphs) and Python modules (graphs). */
+const SOURCE_SELECTOR = ['typescript', 'typescriptreact', 'javascript', 'javascriptreact', 'python'].map((language) => ({ scheme: 'file', language }));
 
 /** Owns the one `LanguageClient` of the window and recreates it when what it was started with changes. */
 export class ServerController implements vscode.Disposable {

@@ -50,8 +50,8 @@ import {
   undeclaredHandlerDiagnostics,
 } from './project';
 import { type IndexLimits, ProjectIndex, type IndexRoot } from './projectIndex';
-import { formatBytes, isPythonPath, isSourcePath, resolveAgentFile, SOURCE_EXTENSIONS } from '10xgraph/workspace';
-import type { PythonFacts } from './pythonFacts';
+import { formatBytes, isPythonPath, isSourcePath, MAX_PYTHON_MODULE_BYTES, PYTHON_MODULE_TOO_LARGE, resolveAgentFile, SOURCE_EXTENSIONS } from '10xgraph/workspace';
+import { type PythonFacts, readPythonFacts } from './pythonFacts';
 import { readSourceFacts, type SourceFacts } from './sourceFacts';
 
 /** What the service needs of the server around it. */
@@ -190,6 +190,32 @@ export class ProjectService {
     return { handlers: [], nodes: [] };
   }
 
+  /** Whether `uri` is a Python module (`.py`): an open one's text is read as the disk's would be. */
+  isPythonModule(uri: string): boolean {
+    const path = pathOf(uri);
+    return path !== undefined && isPythonPath(path);
+  }
+
+  /**
+   * An open Python module changed: its graphs, read from the unsaved text, stand for the disk's
+   * until it closes (read after this turn, once for the edits that arrive before it), so a node
+   * renamed in the editor is judged in the config before the module is saved.
+   */
+  pythonChanged(uri: string): void {
+    if (this.parsing.has(uri)) return;
+    this.parsing.add(uri);
+    setImmediate(() => {
+      this.parsing.delete(uri);
+      const doc = this.host.documents.get(uri);
+      const path = pathOf(uri);
+      if (!doc || !path) return;
+      const text = doc.getText();
+      // The reader's own bound, the one `10xgraph audit` reads a module within.
+      const python = Buffer.byteLength(text, 'utf8') <= MAX_PYTHON_MODULE_BYTES ? readPythonFacts(text) : { unread: PYTHON_MODULE_TOO_LARGE, exports: [] };
+      this.index.setOpen(path, { python });
+    });
+  }
+
   /** A source document changed: its facts join the project at once (the parse runs after this turn). */
   sourceChanged(uri: string): void {
     // Edits arriving before the parse are read by that one parse.
@@ -303,14 +329,13 @@ export class ProjectService {
     return entry?.settled !== undefined ? (entry.settled ?? undefined) : value;
   }
 
-  /** A Python module over the index's per-file bound, as facts that say so (its nodes are not read); undefined for any other file that was not read. */
+  /** A Python module over the reader's bound (1 MB), as facts that say so (its nodes are not read); undefined for any other file that was not read. */
   private async tooLargeModule(file: string): Promise<PythonFacts | undefined> {
-    const max = this.index.limits.maxFileBytes;
     const size = await stat(file).then(
       (info) => (info.isFile() ? info.size : 0),
       () => 0,
     );
-    return size > max ? { unread: `the module is larger than ${formatBytes(max)}, the bound of a file the project index reads`, exports: [] } : undefined;
+    return size > MAX_PYTHON_MODULE_BYTES ? { unread: PYTHON_MODULE_TOO_LARGE, exports: [] } : undefined;
   }
 
   // ---- requests ------------------------------------------------------------------------------

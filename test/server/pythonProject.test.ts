@@ -23,7 +23,7 @@ import {
   type Range,
   ReferencesRequest,
 } from 'vscode-languageserver-protocol/node';
-import { TestClient, fileUri, ROOT, tempFolder } from '../support/lspClient';
+import { TestClient, fileUri, ROOT, tempFolder, waitFor } from '../support/lspClient';
 import { inside, rangeOf } from '../support/textMarks';
 
 const EXAMPLE = join(ROOT, 'examples', 'python');
@@ -129,7 +129,35 @@ describe('a Python project: the graph read from graph/react.py', () => {
     );
   });
 
-  test('a module whose nodes cannot be read exactly (add_node in a loop, over the size bound) gets graph-not-read on agent, with the reason and its place', async () => {
+  test('an open graph/react.py is read as it is typed, before it is saved; closed unsaved, the disk is the truth again', async () => {
+    const uri = fileUri(config);
+    const module = fileUri(react);
+    const renamed = reactText.replace('graph.add_node("TOOL", tool_node)', 'graph.add_node("TOOLS", tool_node)');
+    assert.notEqual(renamed, reactText);
+    await client.open(module, renamed, 'python');
+    const diagnostics = await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'node-not-found'));
+    assert.deepEqual(codes(diagnostics), ['node-not-found', 'node-not-found']);
+    assert.match(diagnostics[0].message, /no node named 'TOOL'.*\(Judged on the graph read from graph\/react\.py; no server graph is in use\.\)$/);
+    // The module is no config: nothing is reported on it.
+    assert.equal(client.latest(module), undefined);
+    // Moved down a line, unsaved: the node is there again, and definition reaches its new line.
+    const moved = reactText.replace('graph.add_node("TOOL", tool_node)', '\ngraph.add_node("TOOL", tool_node)');
+    await client.change(module, moved);
+    await client.pushed(uri, undefined, (d) => d.length === 0);
+    const definition = await request.definition(uri, inside(configText, '"TOOL"'));
+    assert.deepEqual(
+      definition.map(({ uri, range }) => ({ uri, range })),
+      [{ uri: module, range: addNodeName(moved, 'TOOL') }],
+    );
+    await client.close(module);
+    await waitFor(async () => {
+      const back = await request.definition(uri, inside(configText, '"TOOL"'));
+      return back.length === 1 && back[0].range.start.line === addNodeName(reactText, 'TOOL').start.line ? back : undefined;
+    }, 'definition on the saved module again');
+    assert.equal(readFileSync(react, 'utf8'), reactText);
+  });
+
+  test("a module whose nodes cannot be read exactly (add_node in a loop, over the reader's 1 MB bound) gets graph-not-read on agent, with the reason and its place", async () => {
     const uri = fileUri(config);
     writeFileSync(react, reactText.replace('graph.add_node("TOOL", tool_node)', 'for name in ["TOOL"]:\n    graph.add_node(name, tool_node)'));
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(react), type: FileChangeType.Changed }] });
@@ -147,13 +175,18 @@ describe('a Python project: the graph read from graph/react.py', () => {
     const unjudged = await client.pushed(uri, version);
     assert.deepEqual(codes(unjudged), ['graph-not-read']);
     assert.deepEqual(await request.definition(uri, inside(configText, '"TOOL"')), []);
-    // A module over the index's bound (512 KB) is not parsed, and agent says so.
+    // Over the index's bound (512 KB) but within the Python reader's (1 MB): read, as `10xgraph audit` reads it.
     writeFileSync(react, reactText + '#'.repeat(600 * 1024) + '\n');
+    await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(react), type: FileChangeType.Changed }] });
+    const read = await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'node-not-found'));
+    assert.deepEqual(codes(read), ['node-not-found']);
+    // Over the reader's bound: not parsed, and agent says so in the reader's words.
+    writeFileSync(react, reactText + '#'.repeat(1100 * 1024) + '\n');
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(react), type: FileChangeType.Changed }] });
     const large = await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'graph-not-read' && x.message.includes('larger')));
     assert.equal(
       large.find((d) => d.code === 'graph-not-read')!.message,
-      'graph/react.py not read (the module is larger than 512 KB, the bound of a file the project index reads), so node names are not checked without a running server.',
+      'graph/react.py not read (the module is larger than 1 MB and is not parsed), so node names are not checked without a running server.',
     );
     writeFileSync(react, reactText);
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(react), type: FileChangeType.Changed }] });

@@ -15,6 +15,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
 import { GitIgnore } from './gitignore';
 import { matchAny } from './glob';
+import { MAX_PYTHON_MODULE_BYTES } from './pythonGraph';
 import { readRegularFile } from './regularFile';
 import { isSourcePath } from './sourceAnalysis';
 
@@ -122,9 +123,12 @@ export class ProjectIndex<F extends object> {
   async factsOf(path: string): Promise<F | undefined> {
     const known = this.open.get(path) ?? this.files.get(path)?.facts;
     if (known) return known;
-    // A link is followed (the loader follows it too), but only a regular file within the bound is read.
-    const read = await readRegularFile(path, this.limits.maxFileBytes, true);
-    return 'text' in read ? this.options.read(path, read.text, isPythonPath(path) ? 'python' : 'source') : undefined;
+    // A link is followed (the loader follows it too), but only a regular file within the bound is
+    // read: a Python module within the Python reader's own (what `10xgraph audit` reads), so the
+    // editor's verdict on an agent module is the audit's.
+    const python = isPythonPath(path);
+    const read = await readRegularFile(path, python ? Math.max(this.limits.maxFileBytes, MAX_PYTHON_MODULE_BYTES) : this.limits.maxFileBytes, true);
+    return 'text' in read ? this.options.read(path, read.text, python ? 'python' : 'source') : undefined;
   }
 
   /** The facts of an open document's text (they win over the disk until it closes). */
@@ -343,6 +347,9 @@ export class ProjectIndex<F extends object> {
     const read = await readRegularFile(path, this.limits.maxFileBytes);
     if ('skipped' in read) {
       if (this.files.has(path)) this.forget(path);
+      // A file the index does not hold may still be read by name (an agent module over the bound
+      // of a source, read within the Python reader's): what was read of it is out of date.
+      else if (notify && !read.missing) this.bump();
       return;
     }
     const facts = this.options.read(path, read.text, this.kindOf(path));

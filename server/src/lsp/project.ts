@@ -95,6 +95,7 @@ export class ServerProject {
   edited(uri: string): void {
     this.lastEdit = this.host.now();
     if (this.service.isSource(uri)) this.service.sourceChanged(uri);
+    else if (this.service.isPythonModule(uri)) this.service.pythonChanged(uri);
   }
 
   /**
