@@ -5,7 +5,6 @@
  * hands it what a config's state knows; it never delays a config's own diagnostics (the index
  * is built in the background and only read here).
  */
-import { stat } from 'node:fs/promises';
 import { dirname, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -50,7 +49,16 @@ import {
   undeclaredHandlerDiagnostics,
 } from './project';
 import { type IndexLimits, ProjectIndex, type IndexRoot } from './projectIndex';
-import { formatBytes, isPythonPath, isSourcePath, MAX_PYTHON_MODULE_BYTES, PYTHON_MODULE_TOO_LARGE, resolveAgentFile, SOURCE_EXTENSIONS } from '10xgraph/workspace';
+import {
+  formatBytes,
+  isPythonPath,
+  isSourcePath,
+  MAX_PYTHON_MODULE_BYTES,
+  PYTHON_MODULE_TOO_LARGE,
+  pythonModuleNotRead,
+  resolveAgentFile,
+  SOURCE_EXTENSIONS,
+} from '10xgraph/workspace';
 import { type PythonFacts, readPythonFacts } from './pythonFacts';
 import { readSourceFacts, type SourceFacts } from './sourceFacts';
 
@@ -331,11 +339,8 @@ export class ProjectService {
 
   /** A Python module over the reader's bound (1 MB), as facts that say so (its nodes are not read); undefined for any other file that was not read. */
   private async tooLargeModule(file: string): Promise<PythonFacts | undefined> {
-    const size = await stat(file).then(
-      (info) => (info.isFile() ? info.size : 0),
-      () => 0,
-    );
-    return size > MAX_PYTHON_MODULE_BYTES ? { unread: PYTHON_MODULE_TOO_LARGE, exports: [] } : undefined;
+    const unread = await pythonModuleNotRead(file);
+    return unread !== undefined ? { unread, exports: [] } : undefined;
   }
 
   // ---- requests ------------------------------------------------------------------------------

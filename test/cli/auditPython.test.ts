@@ -85,6 +85,20 @@ describe('10xgraph audit on a Python project (examples/python)', () => {
     );
     assert.doesNotMatch(unread.stdout, /node-not-found/);
     assert.equal(unread.code, 0);
+    // Over the index's bound of a file (512 KB), within the Python reader's (1 MB): judged; over it: said, as the editor says it.
+    const module = join(dir, 'graph', 'react.py');
+    const text = readFileSync(module, 'utf8').replace('for name in ["TOOL"]:\n    graph.add_node(name, tool_node)', 'graph.add_node("TOOL", tool_node)');
+    writeFileSync(module, text + '#'.repeat(600 * 1024) + '\n');
+    const large = await runCli(['audit', '--project', dir]);
+    assert.match(large.stdout, /10xgraph\.json:\d+:\d+: error \[node-not-found\]/);
+    assert.equal(large.code, 1);
+    writeFileSync(module, text + '#'.repeat(1100 * 1024) + '\n');
+    const tooLarge = await runCli(['audit', '--project', dir]);
+    assert.match(
+      tooLarge.stdout,
+      /^.*10xgraph\.json:2:12: information \[graph-not-read\] graph\/react\.py not read \(the module is larger than 1 MB and is not parsed\), so node names are not checked without a running server\.$/m,
+    );
+    assert.equal(tooLarge.code, 0);
   });
 
   test('--graph-url against a stand-in of the Python server: mcp tools are server tools', async () => {

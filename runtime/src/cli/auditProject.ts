@@ -29,7 +29,7 @@ import { findAgentCandidates } from '../workspace/agentCandidates';
 import { resolveAgentFile } from '../workspace/agentFile';
 import { displayPath } from '../workspace/configFile';
 import { CONFIG_FILE, configFilesOf, LEGACY_CONFIG_FILE } from '../workspace/configFiles';
-import { isPythonPath, ProjectIndex } from '../workspace/projectIndex';
+import { isPythonPath, ProjectIndex, pythonModuleNotRead } from '../workspace/projectIndex';
 import { readPythonGraph } from '../workspace/pythonGraph';
 import { analyzeSource, isSourcePath, type SourceAnalysis } from '../workspace/sourceAnalysis';
 import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
@@ -118,12 +118,17 @@ async function auditConfigOfProject(
     const file = await resolveAgentFile(path, spec);
     const facts = file ? await index.factsOf(file) : undefined;
     const exportName = splitAgentSpec(spec)?.exportName;
+    // A Python module over the reader's bound is said to be so, as the editor says it.
+    const notRead = file && !facts && isPythonPath(file) ? await pythonModuleNotRead(file) : undefined;
+    const shown = file ? relative(dirname(path), file).split('\\').join('/') : '';
     const agent =
-      file && facts && isPythonPath(file) && exportName !== undefined
-        ? pythonAgentGraphOf(file, relative(dirname(path), file).split('\\').join('/'), readPythonGraph(facts.text, exportName))
-        : file && facts?.source
-          ? agentGraphOf(file, facts.source)
-          : undefined;
+      file && notRead !== undefined
+        ? pythonAgentGraphOf(file, shown, { ok: false, reason: notRead })
+        : file && facts && isPythonPath(file) && exportName !== undefined
+          ? pythonAgentGraphOf(file, shown, readPythonGraph(facts.text, exportName))
+          : file && facts?.source
+            ? agentGraphOf(file, facts.source)
+            : undefined;
     if (agent) {
       if (agent.graph) {
         graph = agent.graph;

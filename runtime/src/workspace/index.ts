@@ -15,7 +15,17 @@ export type { DotenvBinding } from './dotenv';
 export { GitIgnore, MAX_PATTERNS, type IgnoreProblem } from './gitignore';
 export { GlobError, MAX_GLOBS, globProblem, matchAny, matchGlob } from './glob';
 export { formatBytes, readRegularFile, type FileRead } from './regularFile';
-export { DEFAULT_INDEX_LIMITS, ProjectIndex, isPythonPath, type IndexLimits, type IndexRoot, type IndexedFile, type IndexedKind, type ProjectIndexOptions } from './projectIndex';
+export {
+  DEFAULT_INDEX_LIMITS,
+  ProjectIndex,
+  isPythonPath,
+  pythonModuleNotRead,
+  type IndexLimits,
+  type IndexRoot,
+  type IndexedFile,
+  type IndexedKind,
+  type ProjectIndexOptions,
+} from './projectIndex';
 export { MAX_PYTHON_MODULE_BYTES, MAX_PYTHON_MODULE_CHARS, PYTHON_MODULE_TOO_LARGE, pythonGraphOf, readPythonGraph, readPythonModule } from './pythonGraph';
 export type { PythonGraphRead, PythonModuleRead, PythonNodeSite } from './pythonGraph';
 export { resolveAgentFile } from './agentFile';

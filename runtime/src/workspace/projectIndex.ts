@@ -11,11 +11,11 @@
  * reached through one), only folders and regular files are read, within the same bounds, and
  * nothing below a folder the walk leaves out (`node_modules`, `.gitignore`, the exclude setting).
  */
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
 import { GitIgnore } from './gitignore';
 import { matchAny } from './glob';
-import { MAX_PYTHON_MODULE_BYTES } from './pythonGraph';
+import { MAX_PYTHON_MODULE_BYTES, PYTHON_MODULE_TOO_LARGE } from './pythonGraph';
 import { readRegularFile } from './regularFile';
 import { isSourcePath } from './sourceAnalysis';
 
@@ -395,4 +395,17 @@ export class ProjectIndex<F extends object> {
 
 function sameFacts(a: object | undefined, b: object | undefined): boolean {
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/**
+ * Why `factsOf` gave nothing for the Python module at `path`: `PYTHON_MODULE_TOO_LARGE` for a
+ * regular file over the Python reader's bound, undefined otherwise (missing, or not a regular file:
+ * as if there were no module).
+ */
+export async function pythonModuleNotRead(path: string): Promise<string | undefined> {
+  const size = await stat(path).then(
+    (info) => (info.isFile() ? info.size : 0),
+    () => 0,
+  );
+  return size > MAX_PYTHON_MODULE_BYTES ? PYTHON_MODULE_TOO_LARGE : undefined;
 }
