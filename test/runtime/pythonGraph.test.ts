@@ -93,6 +93,18 @@ describe('readPythonGraph', () => {
     });
   }
 
+  test('a chain of calls: read in one expression up to the limit of the parser; past it, said so, not called a syntax error', () => {
+    const chain = (n: number) =>
+      `from tenxgraph.core.graph import StateGraph\n\ndef step(s):\n    return s\n\napp = (\n    StateGraph()\n${Array.from({ length: n }, (_, i) => `    .add_node("S${i}", step)  # ).x\n`).join('')}    .compile()\n)\n`;
+    const short = readPythonGraph(chain(100), 'app');
+    assert.ok(short.ok, short.ok ? '' : short.reason);
+    assert.equal(short.graph.nodes.length, 100);
+    assert.equal(
+      reasonOf(readPythonGraph(chain(200), 'app')),
+      'the statement at 6:1 chains 201 calls, more than this reader follows in one expression (about 130); add the nodes in statements of their own',
+    );
+  });
+
   test('a variable that is not a compiled graph, or no such variable', () => {
     assert.match(reasonOf(readFixture('react.py', 'graph')), /^'graph' is a StateGraph that is not compiled: assign graph\.compile\(\) to it$/);
     assert.match(reasonOf(readFixture('react.py', 'tool_node')), /^'tool_node' is not the result of a StateGraph's compile\(\)$/);

@@ -100,6 +100,44 @@ describe('topLevelStatements', () => {
     assert.deepEqual(layoutOf('x = 1\n\fdef a(): pass\n'), ['x = 1\n', 'function a: \fdef a(): pass\n']);
   });
 
+  test('the plainest add_node and override_node calls are read without a parse; anything else is left to it', () => {
+    const source = [
+      'graph.add_node("A", step)',
+      "graph.add_node( r'B' , tools )  # c",
+      'graph.add_node(step)',
+      'graph.override_node("A", other)',
+      'graph.add_node("C", step, x)',
+      'graph.add_node("D", None)',
+      'graph.add_node(f"E", step)',
+      'graph.add_node("F", step); x = 1',
+      'graph.add_node("G",',
+      '    step)',
+      'graph.override_node(step)',
+      'graph . add_node("H", step)',
+      'graph.add_node("I", étape)',
+      '',
+    ].join('\n');
+    assert.deepEqual(
+      statementsOf(source).map((s) => (s.nodeCall ? `${s.nodeCall.receiver}.${s.nodeCall.method}(${s.nodeCall.args.map((a) => `${a.kind}:${a.text}`).join(', ')})` : '-')),
+      [
+        'graph.add_node(string:"A", name:step)',
+        "graph.add_node(string:r'B', name:tools)",
+        'graph.add_node(name:step)',
+        'graph.override_node(string:"A", name:other)',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+      ],
+    );
+    const call = statementsOf(source)[1].nodeCall!;
+    assert.deepEqual([call.methodFrom, call.args[0].from, call.args[0].to], [source.indexOf('add_node( r'), source.indexOf("r'B'"), source.indexOf("r'B'") + 4]);
+  });
+
   test('what is not a plain definition header is not read by name', () => {
     assert.deepEqual(layoutOf('def (x): pass\ndef 1a(): pass\ndefine = 1\nclass\tC(B): pass\n'), [
       'def (x): pass\n',
@@ -169,6 +207,27 @@ describe('readPythonModule reads as a parse of the whole module does', () => {
       'x = (1,\n2)  # ")"\n',
       'total = 1 + \\\n    2\n',
       'def planner(s): return s\r\n',
+      // Plain node calls, read without a parse, and near misses that are parsed.
+      'graph.add_node( "SPACED" , lookup )  # a comment\n',
+      "graph.add_node(r'RAW\\n', lookup)\n",
+      "graph.add_node('QUOTE\\'S', tools)\n",
+      'graph.add_node("\\N{BULLET}", lookup)\n',
+      'graph.add_node("NONE", None)\n',
+      'graph.add_node("PASSED", graph)\n',
+      'graph.add_node(unknown_function)\n',
+      'graph.add_node("A", lookup, "extra")\n',
+      'graph.override_node(planner)\n',
+      'other.add_node("ELSEWHERE", lookup)\n',
+      'app.override_node("MAIN", lookup)\n',
+      'app.add_node("LATE", lookup)\n',
+      '(graph\n    .add_node("PAREN", lookup))\n',
+      'app = (\n    graph  # the graph\n    .compile()\n)\n',
+      'graph.add_node("SEMI", lookup); x = 1\n',
+      'graph.add_node("INDENTED", lookup)\n    y = 2\n',
+      'from .helpers import summarize\ngraph.add_node(summarize)\n',
+      'graph.add_node("ÉTAPE", lookup)\n',
+      'graph.add_node(f"F_{1}", lookup)\n',
+      'app = graph.compile()\n',
     ];
     let read = 0;
     fc.assert(

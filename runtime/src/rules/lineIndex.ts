@@ -13,6 +13,12 @@ export class LineIndex {
 
   constructor(private readonly text: string) {
     const starts = [0];
+    // Without a `\r`, every line ends at a `\n`: the engine's search finds them faster than a loop.
+    if (text.indexOf('\r') < 0) {
+      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+      this.starts = starts;
+      return;
+    }
     for (let i = 0; i < text.length; i++) {
       const ch = text.charCodeAt(i);
       if (ch === 13) {

@@ -5,13 +5,16 @@
  * or Agents, and the variable its `compile()` is assigned to. What cannot be read exactly (a
  * computed name, `add_node` in a loop or a function, a graph imported or passed around, a syntax
  * error) makes the whole graph unread, with the reason and its place: a graph half read would
- * judge node names wrongly. The parse is `@lezer/python` (pure JavaScript); every walk here is
- * iterative, so no nesting of the source can overflow the stack.
+ * judge node names wrongly. The parse is `@lezer/python` (pure JavaScript), of the statements
+ * that need one: `pythonStatements.ts` cuts the module into its top-level statements in one
+ * lexical pass, and the definitions that never name a graph and the plainest `add_node` calls are
+ * read without it (`readParsingSome`). Every walk here is iterative, and brackets nested deeper
+ * than Python allows are refused before a parse, so no nesting of the source can overflow the stack.
  */
 import type { SyntaxNode, Tree } from '@lezer/common';
 import { LineIndex } from '../rules/lineIndex';
 import type { Graph, NodeKind } from '../rules/types';
-import { isPythonNameChar, MAX_BRACKET_DEPTH, nonCodeSpans, topLevelStatements, type TopLevelStatement } from './pythonStatements';
+import { chainedCalls, insideSpan, isPythonNameChar, MAX_BRACKET_DEPTH, type ModuleLayout, type NodeCall, topLevelStatements, type TopLevelStatement } from './pythonStatements';
 
 /** Modules larger than this (in UTF-16 code units, about bytes for code) are not parsed. */
 export const MAX_PYTHON_MODULE_CHARS = 1024 * 1024;
@@ -63,39 +66,44 @@ type Value =
 
 type PythonParser = (typeof import('@lezer/python'))['parser'];
 
+/** One argument of `add_node`/`override_node`: its place and text, the name it is (a plain name), its value (a string literal), and the kind of node it gives. */
+interface NodeArgument {
+  from: number;
+  to: number;
+  text: string;
+  variable?: string;
+  literal?: string;
+  kind: NodeKind;
+}
+
 const NODE_METHODS = new Set(['add_node', 'override_node']);
+
+/** A statement with this many chained calls or more is read past the parser's limit (see `syntaxError`). */
+const LONG_CHAIN = 100;
 
 /** More names than this ever bound to a graph, and the definitions are not looked through for them: the whole module is parsed. */
 const MAX_GRAPH_NAMES = 16;
 
 /**
- * Whether `name` is used as a whole name in the code (not a comment or a plain string) of any of
- * `statements` (sorted, apart); `spans` keeps each statement's comments and strings once found.
+ * Whether `name` is used as a whole name in the code of any of `statements` (sorted, apart):
+ * not inside `nonCode` (the module's comments and plain strings, as `topLevelStatements` finds them).
  */
-function mentionedIn(source: string, name: string, statements: TopLevelStatement[], spans: Map<TopLevelStatement, number[]>): boolean {
+function mentionedIn(source: string, name: string, statements: TopLevelStatement[], nonCode: number[]): boolean {
   let k = 0;
   for (let at = source.indexOf(name); at >= 0 && k < statements.length; at = source.indexOf(name, at + name.length)) {
-    if (isPythonNameChar(source.charCodeAt(at - 1)) || isPythonNameChar(source.charCodeAt(at + name.length))) continue;
     while (k < statements.length && statements[k].to <= at) k++;
     const statement = statements[k];
-    if (!statement || statement.from > at) continue;
-    let nonCode = spans.get(statement);
-    if (!nonCode) spans.set(statement, (nonCode = nonCodeSpans(source, statement.from, statement.to)));
+    if (!statement) return false;
+    // Between statements: on to the next one.
+    if (statement.from > at) {
+      at = source.indexOf(name, statement.from) - name.length;
+      if (at < 0) return false;
+      continue;
+    }
+    if (isPythonNameChar(source.charCodeAt(at - 1)) || isPythonNameChar(source.charCodeAt(at + name.length))) continue;
     if (!insideSpan(nonCode, at)) return true;
   }
   return false;
-}
-
-/** Whether `at` lies in one of `spans` (flat `[start, end)` pairs in order): a binary search. */
-function insideSpan(spans: number[], at: number): boolean {
-  let lo = 0;
-  let hi = spans.length / 2;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (spans[2 * mid + 1] <= at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < spans.length / 2 && spans[2 * lo] <= at;
 }
 
 /**
@@ -151,6 +159,7 @@ export function pythonGraphOf(module: PythonModuleRead, variable: string): Pytho
 class ModuleReader {
   private readonly lines: LineIndex;
   private readonly bindings = new Map<string, Binding>();
+  private layout: ModuleLayout | undefined;
   /** Every name bound to a graph or a compiled graph so far. */
   private readonly graphNames = new Set<string>();
 
@@ -161,14 +170,14 @@ class ModuleReader {
   readAll(whole: boolean): PythonModuleRead {
     // Required here, not imported: only the audit of a Python module pays for loading the parser.
     const { parser } = require('@lezer/python') as typeof import('@lezer/python');
-    const layout = topLevelStatements(this.source);
+    const layout = (this.layout = topLevelStatements(this.source));
     if ('tooDeep' in layout)
       return {
         unread: `brackets nested deeper than ${MAX_BRACKET_DEPTH} at ${this.at(layout.tooDeep)}; Python cannot import the module either (too many nested parentheses)`,
         exports: [],
       };
-    if (!whole && 'statements' in layout && layout.statements.some((s) => s.definition)) {
-      const read = this.readParsingSome(parser, layout.statements);
+    if (!whole && 'statements' in layout && layout.statements.some((s) => s.definition || s.nodeCall)) {
+      const read = this.readParsingSome(parser, layout.statements, layout.nonCode);
       if (read) return read;
       this.bindings.clear();
       this.graphNames.clear();
@@ -177,51 +186,59 @@ class ModuleReader {
   }
 
   /**
-   * Most of a module is definitions that never touch the graph: they are read by their name
-   * alone, and only the other statements are parsed (one parse over their ranges). That answers
-   * exactly what a parse of the whole module would, unless a definition names a variable that is
-   * ever a graph (it may add nodes to it or pass it on) or the parsed part has a syntax error
-   * (the statements may have been cut wrongly): then undefined, and the whole module is parsed.
-   * A syntax error inside a definition read by its name alone goes unseen here.
+   * Most of a module is definitions that never touch the graph and plain `add_node` calls: a
+   * definition is read by its name alone, a call of the plainest form (`NodeCall`) without a parse,
+   * and only the other statements are parsed (one parse over their ranges). That answers exactly
+   * what a parse of the whole module would, unless a definition names a variable that is ever a
+   * graph (it may add nodes to it or pass it on), a plain call is not on a graph or passes one, or
+   * the parsed part has a syntax error (the statements may have been cut wrongly): then undefined,
+   * and the whole module is parsed. A syntax error inside a definition read by its name alone goes
+   * unseen here.
    */
-  private readParsingSome(parser: PythonParser, statements: TopLevelStatement[]): PythonModuleRead | undefined {
+  private readParsingSome(parser: PythonParser, statements: TopLevelStatement[], nonCode: number[]): PythonModuleRead | undefined {
     const ranges: Array<{ from: number; to: number }> = [];
+    const unparsed: TopLevelStatement[] = [];
     for (const s of statements) {
-      if (s.definition) continue;
+      if (s.definition || s.nodeCall) {
+        unparsed.push(s);
+        continue;
+      }
       const last = ranges.at(-1);
       if (last && last.to === s.from) last.to = s.to;
       else ranges.push({ from: s.from, to: s.to });
     }
-    const read = this.readTree(
-      ranges.length > 0 ? parser.parse(this.source, [], ranges) : undefined,
-      statements.filter((s) => s.definition),
-    );
+    const read = this.readTree(ranges.length > 0 ? parser.parse(this.source, [], ranges) : undefined, unparsed);
     if (!read || this.graphNames.size > MAX_GRAPH_NAMES) return undefined;
-    const definitions = statements.filter((s) => s.definition);
-    const spans = new Map<TopLevelStatement, number[]>();
-    for (const name of this.graphNames) if (mentionedIn(this.source, name, definitions, spans)) return undefined;
+    const definitions = unparsed.filter((s) => s.definition);
+    for (const name of this.graphNames) if (mentionedIn(this.source, name, definitions, nonCode)) return undefined;
     return read;
   }
 
   /**
-   * Reads the top-level statements of `tree` in the module's order, with `byName` (definitions
-   * not parsed) between them; undefined for a syntax error when only part of the module was parsed.
+   * Reads the top-level statements of `tree` in the module's order, with `unparsed` (read by
+   * `readParsingSome` without a parse) between them; undefined when only part of the module was
+   * parsed and that part has a syntax error, or a statement not parsed needs a parse.
    */
-  private readTree(tree: Tree | undefined, byName: TopLevelStatement[]): PythonModuleRead | undefined {
+  private readTree(tree: Tree | undefined, unparsed: TopLevelStatement[]): PythonModuleRead | undefined {
     if (tree) {
       const cursor = tree.cursor();
       do {
-        if (cursor.type.isError) return byName.length > 0 ? undefined : { unread: `syntax error at ${this.at(cursor.from)}; Python cannot import the module either`, exports: [] };
+        if (cursor.type.isError) return unparsed.length > 0 ? undefined : { unread: this.syntaxError(cursor.from), exports: [] };
       } while (cursor.next());
     }
     let statement = tree?.topNode.firstChild ?? null;
     let k = 0;
-    while (statement || k < byName.length) {
-      if (statement && (k >= byName.length || statement.from < byName[k].from)) {
+    while (statement || k < unparsed.length) {
+      if (statement && (k >= unparsed.length || statement.from < unparsed[k].from)) {
         this.readStatement(statement);
         statement = statement.nextSibling;
-      } else {
-        const { name, kind } = byName[k++].definition!;
+        continue;
+      }
+      const { definition, nodeCall, from } = unparsed[k++];
+      if (nodeCall) {
+        if (!this.readNodeCall(nodeCall, from)) return undefined;
+      } else if (definition) {
+        const { name, kind } = definition;
         this.bindings.set(name, kind === 'function' ? { kind: 'function', name } : { kind: 'other', why: `'${name}' is a class` });
       }
     }
@@ -229,6 +246,21 @@ class ModuleReader {
     // many `aN = graph.compile()` costs its nodes once, not once a name.
     const compiled = new Map<GraphState, PythonGraphRead>();
     return { exports: [...this.bindings].map(([variable, binding]) => [variable, this.readBinding(variable, binding, compiled)]) };
+  }
+
+  /**
+   * What a syntax error the parse found at `offset` says. The parser breaks off a chain of calls
+   * past about 130 links (to keep its tree shallow) and reports an error there that Python would
+   * not: in a statement with such a chain, the chain is the reason.
+   */
+  private syntaxError(offset: number): string {
+    const statement = this.layout && 'statements' in this.layout ? this.layout.statements.find((s) => s.from <= offset && offset < s.to) : undefined;
+    if (statement && 'nonCode' in this.layout!) {
+      const links = chainedCalls(this.source, statement.from, statement.to, this.layout.nonCode);
+      if (links >= LONG_CHAIN)
+        return `the statement at ${this.at(statement.from)} chains ${links} calls, more than this reader follows in one expression (about 130); add the nodes in statements of their own`;
+    }
+    return `syntax error at ${this.at(offset)}; Python cannot import the module either`;
   }
 
   private readBinding(variable: string, binding: Binding, compiled: Map<GraphState, PythonGraphRead>): PythonGraphRead {
@@ -379,7 +411,7 @@ class ModuleReader {
    */
   private evaluate(expression: SyntaxNode, where: string): Value {
     const calls: Array<{ method: string; args: SyntaxNode; call: SyntaxNode }> = [];
-    let current: SyntaxNode | null = expression;
+    let current: SyntaxNode | null = unparenthesized(expression);
     while (current?.name === 'CallExpression') {
       const callee: SyntaxNode | null = current.firstChild;
       const args = current.getChild('ArgList');
@@ -387,7 +419,7 @@ class ModuleReader {
       const property = callee.getChild('PropertyName');
       if (!property) break;
       calls.unshift({ method: this.text(property), args, call: current });
-      current = callee.firstChild;
+      current = unparenthesized(callee.firstChild);
     }
     if (!current) return { kind: 'unknown' };
     let state: Value = { kind: 'unknown' };
@@ -431,30 +463,92 @@ class ModuleReader {
       return this.unread(graph, `${method}() at ${where} takes keyword or unpacked arguments`);
     }
     for (const value of list) this.scan(value, 'an argument');
+    // The method's name marks the site: the calls of one chain all start where the chain does.
+    const methodFrom = call.firstChild?.getChild('PropertyName')?.from ?? call.from;
+    this.addNodeOf(
+      graph,
+      method,
+      call.from,
+      methodFrom,
+      list.map((node) => ({
+        from: node.from,
+        to: node.to,
+        text: this.text(node),
+        variable: node.name === 'VariableName' ? this.text(node) : undefined,
+        literal: this.stringValue(node),
+        kind: this.kindOf(node),
+      })),
+    );
+  }
+
+  /**
+   * A statement read without a parse (`NodeCall`): added as `addNode` adds it, when its receiver
+   * is a graph and no argument is one; false otherwise (what a parse would make of it is not
+   * followed here).
+   */
+  private readNodeCall(call: NodeCall, from: number): boolean {
+    const bound = this.bindings.get(call.receiver);
+    if (bound?.kind !== 'graph') return false;
+    const args: NodeArgument[] = [];
+    for (const a of call.args) {
+      if (a.kind === 'string') {
+        args.push({ from: a.from, to: a.to, text: a.text, literal: decodePythonString(a.text), kind: 'unknown' });
+        continue;
+      }
+      const value = this.bindings.get(a.text);
+      if (value?.kind === 'graph' || value?.kind === 'compiled') return false;
+      args.push({ from: a.from, to: a.to, text: a.text, variable: a.text, kind: this.kindOfName(a.text) });
+    }
+    this.addNodeOf(bound.graph, call.method, from, call.methodFrom, args);
+    return true;
+  }
+
+  /** Adds (or replaces) the node of one `add_node`/`override_node` call of `graph`, its arguments read (see `NodeArgument`). */
+  private addNodeOf(graph: GraphState, method: 'add_node' | 'override_node', callFrom: number, methodFrom: number, list: NodeArgument[]): void {
     let name: string | undefined;
-    let value: SyntaxNode | undefined;
-    const nameNode = list[0];
+    let value: NodeArgument | undefined;
+    const nameArgument = list[0];
     if (list.length === 1 && method === 'add_node') {
       // `add_node(func)` names the node after `func.__name__`.
       const only = list[0];
-      const bound = only.name === 'VariableName' ? this.bindings.get(this.text(only)) : undefined;
+      const bound = only.variable !== undefined ? this.bindings.get(only.variable) : undefined;
       if (bound?.kind === 'function') name = bound.name;
       else if (bound?.kind === 'imported') name = bound.name.split('.').pop();
       if (name === undefined)
-        return this.unread(graph, `add_node(${this.text(only).slice(0, 40)}) at ${where} names the node after a value that is not a function defined or imported in the module`);
+        return this.unread(
+          graph,
+          `add_node(${only.text.slice(0, 40)}) at ${this.at(callFrom)} names the node after a value that is not a function defined or imported in the module`,
+        );
       value = only;
     } else if (list.length === 2) {
-      name = this.stringValue(list[0]);
-      if (name === undefined) return this.unread(graph, `${method}() at ${where} has a name that is not a string literal (${this.text(list[0]).slice(0, 40)})`);
+      name = list[0].literal;
+      if (name === undefined) return this.unread(graph, `${method}() at ${this.at(callFrom)} has a name that is not a string literal (${list[0].text.slice(0, 40)})`);
       value = list[1];
-    } else return this.unread(graph, `${method}() at ${where} takes ${list.length} arguments`);
-    if (method === 'override_node' && !graph.nodes.has(name)) return this.unread(graph, `override_node() at ${where} replaces '${name}', which no add_node() before it added`);
-    const kind = this.kindOf(value);
+    } else return this.unread(graph, `${method}() at ${this.at(callFrom)} takes ${list.length} arguments`);
+    if (method === 'override_node' && !graph.nodes.has(name))
+      return this.unread(graph, `override_node() at ${this.at(callFrom)} replaces '${name}', which no add_node() before it added`);
+    const kind = value.kind;
     graph.nodes.set(name, kind);
-    // The method's name marks the site: the calls of one chain all start where the chain does.
-    const at = call.firstChild?.getChild('PropertyName')?.from ?? call.from;
-    const p = this.lines.positionAt(at);
-    graph.sites.push({ name, kind, method, line: p.line + 1, column: p.character + 1, offset: at, nameOffset: nameNode.from, nameLength: nameNode.to - nameNode.from });
+    const p = this.lines.positionAt(methodFrom);
+    graph.sites.push({
+      name,
+      kind,
+      method,
+      line: p.line + 1,
+      column: p.character + 1,
+      offset: methodFrom,
+      nameOffset: nameArgument.from,
+      nameLength: nameArgument.to - nameArgument.from,
+    });
+  }
+
+  /** The kind of node a value bound to `name` gives. */
+  private kindOfName(name: string): NodeKind {
+    const bound = this.bindings.get(name);
+    if (bound?.kind === 'tool_node') return 'tool_node';
+    if (bound?.kind === 'model_node') return 'model_node';
+    if (bound?.kind === 'function') return 'function_node';
+    return 'unknown';
   }
 
   private kindOf(value: SyntaxNode): NodeKind {
@@ -463,13 +557,7 @@ class ModuleReader {
       const callee = this.dottedName(value.firstChild!)?.split('.').pop();
       return callee === 'ToolNode' ? 'tool_node' : callee === 'Agent' ? 'model_node' : 'unknown';
     }
-    if (value.name === 'VariableName') {
-      const bound = this.bindings.get(this.text(value));
-      if (bound?.kind === 'tool_node') return 'tool_node';
-      if (bound?.kind === 'model_node') return 'model_node';
-      if (bound?.kind === 'function') return 'function_node';
-    }
-    return 'unknown';
+    return value.name === 'VariableName' ? this.kindOfName(this.text(value)) : 'unknown';
   }
 
   /** `a.b.c` as text, when `node` is only names and dots; undefined otherwise. */
@@ -551,6 +639,17 @@ class ModuleReader {
   }
 }
 
+/** The expression inside parentheses (`(a.b())` is `a.b()`), however many; a tuple or anything else as it is. */
+function unparenthesized(node: SyntaxNode | null): SyntaxNode | null {
+  let current = node;
+  while (current?.name === 'ParenthesizedExpression') {
+    const inner = childrenOf(current).filter((c) => c.name !== '(' && c.name !== ')');
+    if (inner.length !== 1) break;
+    current = inner[0];
+  }
+  return current;
+}
+
 function childrenOf(node: SyntaxNode): SyntaxNode[] {
   const children: SyntaxNode[] = [];
   for (let c = node.firstChild; c; c = c.nextSibling) children.push(c);
@@ -564,6 +663,12 @@ const SIMPLE_ESCAPES: Record<string, string> = { '\\': '\\', "'": "'", '"': '"',
  * undefined for bytes, f-strings and `\N{...}` escapes, whose value is not read here.
  */
 export function decodePythonString(literal: string): string | undefined {
+  // The common literal: no prefix, no escape.
+  const first = literal.charCodeAt(0);
+  if ((first === 34 || first === 39) && literal.length >= 2 && literal.charCodeAt(literal.length - 1) === first && literal.indexOf('\\') < 0) {
+    const triple = literal.length >= 6 && literal.charCodeAt(1) === first && literal.charCodeAt(2) === first;
+    return triple ? literal.slice(3, -3) : literal.slice(1, -1);
+  }
   const quoteAt = literal.search(/['"]/);
   if (quoteAt < 0) return undefined;
   const prefix = literal.slice(0, quoteAt).toLowerCase();
