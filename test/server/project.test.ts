@@ -16,7 +16,6 @@ import {
   CodeLensRequest,
   type CompletionItem,
   CompletionRequest,
-  DefinitionRequest,
   type Diagnostic,
   DidChangeWatchedFilesNotification,
   DocumentLinkRequest,
@@ -26,7 +25,6 @@ import {
   type Location,
   PrepareRenameRequest,
   type Range,
-  ReferencesRequest,
   RenameRequest,
   SelectionRangeRequest,
   type TextEdit,
@@ -76,13 +74,6 @@ describe('the project: config, agent module and handlers', () => {
     rmSync(ws, { recursive: true, force: true });
   });
 
-  const request = {
-    definition: (uri: string, position: { line: number; character: number }) =>
-      client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position }) as Promise<Location[]>,
-    references: (uri: string, position: { line: number; character: number }, includeDeclaration = true) =>
-      client.connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position, context: { includeDeclaration } }) as Promise<Location[]>,
-  };
-
   test('a remote tool no source registers a handler for gets an information diagnostic', async () => {
     const diagnostics = await client.pushed(fileUri(config), undefined, (d) => d.some((x) => x.code === 'handler-missing'));
     const missing = diagnostics.filter((d) => d.code === 'handler-missing');
@@ -97,9 +88,9 @@ describe('the project: config, agent module and handlers', () => {
   test('go to definition: node → addNode in graph.ts, name → handlers, agent → the module', async () => {
     const uri = fileUri(config);
     const graphText = readFileSync(graphTs, 'utf8');
-    const node = await request.definition(uri, inside(configText, '"TOOL"'));
+    const node = await client.definition(uri, inside(configText, '"TOOL"'));
     assert.deepEqual(sortLocations(node), [{ uri: fileUri(graphTs), range: rangeOf(graphText, "'TOOL'") }]);
-    const handlers = await request.definition(uri, inside(configText, '"get_user_location"'));
+    const handlers = await client.definition(uri, inside(configText, '"get_user_location"'));
     assert.deepEqual(
       sortLocations(handlers),
       sortLocations([
@@ -107,12 +98,12 @@ describe('the project: config, agent module and handlers', () => {
         { uri: fileUri(handlersJs), range: rangeOf(readFileSync(handlersJs, 'utf8'), '"get_user_location"') },
       ]),
     );
-    const agent = await request.definition(uri, inside(configText, '"graph:app"'));
+    const agent = await client.definition(uri, inside(configText, '"graph:app"'));
     assert.deepEqual(
       agent.map((l) => l.uri),
       [fileUri(graphTs)],
     );
-    assert.deepEqual(await request.definition(uri, inside(configText, '"description"')), []);
+    assert.deepEqual(await client.definition(uri, inside(configText, '"description"')), []);
     const links = await client.connection.sendRequest(DocumentLinkRequest.type, { textDocument: { uri } });
     assert.deepEqual(
       links?.map((l) => ({ target: l.target, range: l.range })),
@@ -127,9 +118,9 @@ describe('the project: config, agent module and handlers', () => {
       { uri: fileUri(clientTs), range: rangeOf(clientText, "'get_user_location'") },
       { uri: fileUri(handlersJs), range: rangeOf(readFileSync(handlersJs, 'utf8'), '"get_user_location"') },
     ]);
-    assert.deepEqual(sortLocations(await request.references(fileUri(config), inside(configText, '"get_user_location"'))), expected);
+    assert.deepEqual(sortLocations(await client.references(fileUri(config), inside(configText, '"get_user_location"'))), expected);
     // A node: where graph.ts adds it, and every tool of the config attached to it.
-    const nodeRefs = await request.references(fileUri(config), inside(configText, '"TOOL"'));
+    const nodeRefs = await client.references(fileUri(config), inside(configText, '"TOOL"'));
     assert.deepEqual(
       sortLocations(nodeRefs),
       sortLocations([
@@ -138,8 +129,8 @@ describe('the project: config, agent module and handlers', () => {
       ]),
     );
     await client.open(fileUri(clientTs), clientText, 'typescript');
-    assert.deepEqual(sortLocations(await request.references(fileUri(clientTs), inside(clientText, "'get_user_location'"))), expected);
-    const withoutDeclaration = await request.references(fileUri(clientTs), inside(clientText, "'get_user_location'"), false);
+    assert.deepEqual(sortLocations(await client.references(fileUri(clientTs), inside(clientText, "'get_user_location'"))), expected);
+    const withoutDeclaration = await client.references(fileUri(clientTs), inside(clientText, "'get_user_location'"), false);
     assert.deepEqual(withoutDeclaration.map((l) => l.uri).sort(), [fileUri(clientTs), fileUri(handlersJs)].sort());
     await client.close(fileUri(clientTs));
   });
@@ -360,7 +351,7 @@ describe('the project: config, agent module and handlers', () => {
     // Deleted: its handler leaves the project.
     unlinkSync(handlersJs);
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(handlersJs), type: FileChangeType.Deleted }] });
-    await waitFor(async () => (await request.references(uri, position)).length === 2, 'the deleted handler file to leave the references');
+    await waitFor(async () => (await client.references(uri, position)).length === 2, 'the deleted handler file to leave the references');
     // Created: its handler joins, and the tool without a handler has one now.
     const extra = join(ws, 'extra.ts');
     writeFileSync(extra, "import { client } from './client';\nclient.registerToolHandler('search_notes', async () => []);\n");
@@ -372,13 +363,13 @@ describe('the project: config, agent module and handlers', () => {
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(broken), type: FileChangeType.Created }] });
     const readPosition = inside(configText, '"read_clipboard"');
     const refs = await waitFor(async () => {
-      const found = await request.references(uri, readPosition);
+      const found = await client.references(uri, readPosition);
       return found.some((l) => l.uri === fileUri(broken)) ? found : undefined;
     }, 'the broken file to join the references');
     assert.deepEqual(refs.find((l) => l.uri === fileUri(broken))?.range, { start: { line: 0, character: 27 }, end: { line: 0, character: 43 } });
     // Open, the broken file gets its diagnostics like any source (none here) and the server answers.
     await client.open(fileUri(broken), readFileSync(broken, 'utf8'), 'typescript');
-    const definitions = await request.definition(fileUri(broken), { line: 0, character: 30 });
+    const definitions = await client.definition(fileUri(broken), { line: 0, character: 30 });
     assert.deepEqual(
       definitions.map((l) => l.uri),
       [uri],
@@ -396,7 +387,7 @@ describe('the project: config, agent module and handlers', () => {
         { uri: fileUri(join(ws, 'vanished.ts')), type: FileChangeType.Created },
       ],
     });
-    assert.equal((await request.references(uri, position)).length, 2);
+    assert.equal((await client.references(uri, position)).length, 2);
     assert.ok(client.alive);
   });
 });
@@ -424,7 +415,7 @@ describe('a graph with a computed node name', () => {
     assert.deepEqual(diagnostics[0].range, rangeOf(text, '"graph:app"'));
     assert.equal(diagnostics[0].message, 'graph.ts adds a node whose name is not a literal (line 6), so node names are not checked without a running server.');
     // Going to the definition of the node finds nothing to claim.
-    const locations = (await client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: fileUri(config) }, position: inside(text, '"WORKERS"') })) as Location[];
+    const locations = await client.definition(fileUri(config), inside(text, '"WORKERS"'));
     assert.deepEqual(locations, []);
   });
 });

@@ -12,16 +12,13 @@ import { join } from 'node:path';
 import {
   type CodeLens,
   CodeLensRequest,
-  DefinitionRequest,
   type Diagnostic,
   DidChangeWatchedFilesNotification,
   type DocumentLink,
   DocumentLinkRequest,
   FileChangeType,
   HoverRequest,
-  type Location,
   type Range,
-  ReferencesRequest,
 } from 'vscode-languageserver-protocol/node';
 import { TestClient, fileUri, ROOT, tempFolder, waitFor } from '../support/lspClient';
 import { inside, rangeOf } from '../support/textMarks';
@@ -57,13 +54,6 @@ describe('a Python project: the graph read from graph/react.py', () => {
     rmSync(ws, { recursive: true, force: true });
   });
 
-  const request = {
-    definition: (uri: string, position: { line: number; character: number }) =>
-      client.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position }) as Promise<Location[]>,
-    references: (uri: string, position: { line: number; character: number }, includeDeclaration = true) =>
-      client.connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position, context: { includeDeclaration } }) as Promise<Location[]>,
-  };
-
   test('the example has no problem: both tools are attached to the ToolNode TOOL of graph/react.py', async () => {
     const diagnostics = await client.pushed(fileUri(config), 1);
     assert.deepEqual(codes(diagnostics), []);
@@ -91,12 +81,12 @@ describe('a Python project: the graph read from graph/react.py', () => {
 
   test('go to definition: node → add_node("TOOL", ...) in graph/react.py; agent → the module, also a document link', async () => {
     const uri = fileUri(config);
-    const node = await request.definition(uri, inside(configText, '"TOOL"'));
+    const node = await client.definition(uri, inside(configText, '"TOOL"'));
     assert.deepEqual(
       node.map(({ uri, range }) => ({ uri, range })),
       [{ uri: fileUri(react), range: addNodeName(reactText, 'TOOL') }],
     );
-    const agent = await request.definition(uri, inside(configText, '"graph.react:app"'));
+    const agent = await client.definition(uri, inside(configText, '"graph.react:app"'));
     assert.deepEqual(
       agent.map((l) => l.uri),
       [fileUri(react)],
@@ -110,7 +100,7 @@ describe('a Python project: the graph read from graph/react.py', () => {
 
   test('references of a node: its add_node in graph/react.py and the tools attached to it', async () => {
     const uri = fileUri(config);
-    const references = await request.references(uri, inside(configText, '"TOOL"'));
+    const references = await client.references(uri, inside(configText, '"TOOL"'));
     assert.deepEqual(
       references.map(({ uri, range }) => ({ uri, range })),
       [
@@ -144,14 +134,14 @@ describe('a Python project: the graph read from graph/react.py', () => {
     const moved = reactText.replace('graph.add_node("TOOL", tool_node)', '\ngraph.add_node("TOOL", tool_node)');
     await client.change(module, moved);
     await client.pushed(uri, undefined, (d) => d.length === 0);
-    const definition = await request.definition(uri, inside(configText, '"TOOL"'));
+    const definition = await client.definition(uri, inside(configText, '"TOOL"'));
     assert.deepEqual(
       definition.map(({ uri, range }) => ({ uri, range })),
       [{ uri: module, range: addNodeName(moved, 'TOOL') }],
     );
     await client.close(module);
     await waitFor(async () => {
-      const back = await request.definition(uri, inside(configText, '"TOOL"'));
+      const back = await client.definition(uri, inside(configText, '"TOOL"'));
       return back.length === 1 && back[0].range.start.line === addNodeName(reactText, 'TOOL').start.line ? back : undefined;
     }, 'definition on the saved module again');
     assert.equal(readFileSync(react, 'utf8'), reactText);
@@ -174,7 +164,7 @@ describe('a Python project: the graph read from graph/react.py', () => {
     const version = await client.change(uri, configText.replace('"node": "TOOL"', '"node": "TOOLS"'));
     const unjudged = await client.pushed(uri, version);
     assert.deepEqual(codes(unjudged), ['graph-not-read']);
-    assert.deepEqual(await request.definition(uri, inside(configText, '"TOOL"')), []);
+    assert.deepEqual(await client.definition(uri, inside(configText, '"TOOL"')), []);
     // Over the index's bound (512 KB) but within the Python reader's (1 MB): read, as `10xgraph audit` reads it.
     writeFileSync(react, reactText + '#'.repeat(600 * 1024) + '\n');
     await client.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes: [{ uri: fileUri(react), type: FileChangeType.Changed }] });

@@ -22,16 +22,20 @@ import {
   DidCloseTextDocumentNotification,
   DidOpenTextDocumentNotification,
   DidSaveTextDocumentNotification,
+  DefinitionRequest,
   DocumentDiagnosticRequest,
   type DocumentDiagnosticReport,
   ExitNotification,
+  type Location,
   InitializedNotification,
   InitializeRequest,
   type InitializeResult,
   LogMessageNotification,
   type ProtocolConnection,
+  type Position,
   PublishDiagnosticsNotification,
   type PublishDiagnosticsParams,
+  ReferencesRequest,
   RegistrationRequest,
   ShowMessageNotification,
   type ShowMessageParams,
@@ -201,6 +205,16 @@ export class TestClient {
   async close(uri: string): Promise<void> {
     this.versions.delete(uri);
     await this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
+  }
+
+  /** `textDocument/definition` at `position` of `uri`. */
+  definition(uri: string, position: Position): Promise<Location[]> {
+    return this.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position }) as Promise<Location[]>;
+  }
+
+  /** `textDocument/references` at `position` of `uri`. */
+  references(uri: string, position: Position, includeDeclaration = true): Promise<Location[]> {
+    return this.connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position, context: { includeDeclaration } }) as Promise<Location[]>;
   }
 
   async changeConfiguration(settings: unknown = null): Promise<void> {
