@@ -125,6 +125,25 @@ describe('10xgraph audit on a Python project (examples/python)', () => {
     }
   });
 
+  test('--graph-url against an older Python server without /v1/graph/tools: node names judged, node kinds and server tools not', async () => {
+    const server = await new GraphHttpServer({ nodes: [{ name: 'MAIN' }, { name: 'TOOL' }], toolsRoute: false }).start();
+    try {
+      const fine = await runCli(['audit', '--graph-url', server.url, '--format', 'json'], { cwd: copyExample('older') });
+      assert.deepEqual(JSON.parse(fine.stdout).problems, []);
+      assert.equal(fine.code, 0);
+      const dir = copyExample('older-wrong');
+      edit(dir, '10xgraph.json', '"node": "TOOL",\n      "name": "read_clipboard"', '"node": "TOOLS",\n      "name": "read_clipboard"');
+      edit(dir, '10xgraph.json', '"node": "TOOL"', '"node": "MAIN"');
+      const wrong = await runCli(['audit', '--graph-url', server.url], { cwd: dir });
+      assert.match(wrong.stdout, /^10xgraph\.json:\d+:\d+: error \[node-not-found\] .*'TOOLS'/m);
+      // MAIN's kind is not known without /v1/graph/tools: it is not called a wrong node.
+      assert.doesNotMatch(wrong.stdout, /node-not-tool-node/);
+      assert.equal(wrong.code, 1);
+    } finally {
+      await server.stop();
+    }
+  });
+
   test('10xgraph api refuses the Python agent in one line, exit 2', async () => {
     const result = await runCli(['api'], { cwd: copyExample('api') });
     assert.equal(

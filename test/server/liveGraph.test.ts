@@ -160,6 +160,28 @@ describe('cross-checks against a live graph, the server going away and coming ba
   });
 });
 
+describe('an older Python server, without /v1/graph/tools', () => {
+  test('node names are judged on its graph; node kinds and its tools are not known, so nothing is judged of them', async () => {
+    const server = await new GraphHttpServer({ nodes: [{ name: 'agent' }, { name: 'TOOL' }], toolsRoute: false }).start();
+    const client = await TestClient.start({
+      initializationOptions: { storagePath: tempFolder('10xgraph-ls-store-'), settings: { server: { url: server.url, refreshSeconds: 0 } } },
+    });
+    try {
+      const uri = fileUri(join(tempFolder(), '10xgraph.json'));
+      await client.open(uri, CONFIG);
+      const status = await client.waitStatus(server.url, (s) => s.state === 'connected');
+      assert.equal(status.nodeCount, 2);
+      assert.equal(status.version, undefined);
+      const diagnostics = await client.pushed(uri, 1, (d) => graphCodes(d).length > 0);
+      assert.deepEqual(graphCodes(diagnostics), ['node-not-found']);
+      assert.equal(diagnostics.find((d) => d.code === 'node-not-found')!.range.start.line, 3);
+    } finally {
+      await client.stop();
+      await server.stop();
+    }
+  });
+});
+
 describe('refreshing on a timer', () => {
   test('refreshSeconds refetches without any edit, and a changed graph refreshes pull clients', async () => {
     const server = await new GraphHttpServer(structuredClone(QUICKSTART_LIKE_GRAPH)).start();

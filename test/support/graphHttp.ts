@@ -23,6 +23,8 @@ export interface FakeGraph {
   nodes: FakeNode[];
   edges?: Array<{ source: string; target: string }>;
   version?: string;
+  /** false: an older server, with no `/v1/graph/tools` (404 as FastAPI answers it). */
+  toolsRoute?: boolean;
 }
 
 export type Hostility =
@@ -143,6 +145,7 @@ export class GraphHttpServer {
         metadata,
       });
     }
+    if (path === '/v1/graph/tools' && g.toolsRoute === false) return send(res, 404, { detail: 'Not Found' });
     if (path === '/v1/graph/tools') {
       const toolNodes = g.nodes.filter((n) => n.tools);
       return send(res, 200, {

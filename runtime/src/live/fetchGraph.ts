@@ -62,7 +62,11 @@ export async function fetchLiveGraph(url: string, options: FetchGraphOptions = {
   try {
     const [graphBody, toolsBody] = await Promise.all([
       getJson(new URL('v1/graph', withSlash(base)), base.origin, controller.signal, options),
-      getJson(new URL('v1/graph/tools', withSlash(base)), base.origin, controller.signal, options),
+      // An older server has no /v1/graph/tools: its graph still names the nodes, with no tools known.
+      getJson(new URL('v1/graph/tools', withSlash(base)), base.origin, controller.signal, options).catch((error: unknown) => {
+        if (error instanceof FetchFailure && error.status === 404) return NO_TOOLS_ROUTE;
+        throw error;
+      }),
     ]);
     const graph = toGraph(graphBody, toolsBody, (options.now ?? Date.now)());
     return { ok: true, graph, ...(graph.version ? { version: graph.version } : {}) };
@@ -173,12 +177,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What the tools request gives when the server has no such route (404). */
+const NO_TOOLS_ROUTE = Symbol('no /v1/graph/tools');
+
 /** Turns the two answers into a `Graph`; throws a `FetchFailure` naming what is malformed. */
 function toGraph(graphBody: unknown, toolsBody: unknown, now: number): Graph {
   const data = isRecord(graphBody) ? (graphBody as Untrusted<DataEnvelope<GraphDescription>>).data : undefined;
   if (!isRecord(data) || !Array.isArray(data.nodes)) throw new FetchFailure('/v1/graph did not answer {"data": {"nodes": [...]}}');
   const description = data as Untrusted<GraphDescription>;
-  const toolsData = isRecord(toolsBody) ? (toolsBody as Untrusted<DataEnvelope<GraphTools>>).data : undefined;
+  const toolsKnown = toolsBody !== NO_TOOLS_ROUTE;
+  const toolsData = !toolsKnown ? { nodes: [] } : isRecord(toolsBody) ? (toolsBody as Untrusted<DataEnvelope<GraphTools>>).data : undefined;
   if (!isRecord(toolsData) || !Array.isArray(toolsData.nodes)) throw new FetchFailure('/v1/graph/tools did not answer {"data": {"nodes": [...]}}');
   const toolsByNode = new Map<string, GraphTool[]>();
   for (const item of toolsData.nodes as unknown[]) {
@@ -205,9 +213,10 @@ function toGraph(graphBody: unknown, toolsBody: unknown, now: number): Graph {
     const name = typeof entry.name === 'string' ? entry.name : typeof entry.id === 'string' ? entry.id : undefined;
     if (name === undefined) throw new FetchFailure('/v1/graph lists a node without a "name"');
     const tools = toolsByNode.get(name);
-    // An older server omits `type`: a node is a ToolNode when /v1/graph/tools lists it.
+    // The Python server omits `type`: a node is a ToolNode when /v1/graph/tools lists it (and of
+    // no known kind when the server has no such route).
     let kind: NodeKind = typeof entry.type === 'string' && KINDS.has(entry.type) ? (entry.type as NodeKind) : 'unknown';
-    if (kind === 'unknown') kind = tools ? 'tool_node' : 'function_node';
+    if (kind === 'unknown' && toolsKnown) kind = tools ? 'tool_node' : 'function_node';
     nodes.push({ name, kind, ...(kind === 'tool_node' ? { tools: tools ?? [] } : {}) });
   }
   const edges: GraphEdge[] = [];
@@ -220,7 +229,7 @@ function toGraph(graphBody: unknown, toolsBody: unknown, now: number): Graph {
     origin: 'live',
     nodes,
     edges,
-    toolsKnown: true,
+    toolsKnown,
     ...(typeof info.version === 'string' ? { version: info.version } : {}),
     fetchedAt: now,
   };
