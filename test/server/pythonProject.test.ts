@@ -128,8 +128,11 @@ describe('a Python project: the graph read from graph/react.py', () => {
     const diagnostics = await client.pushed(uri, undefined, (d) => d.some((x) => x.code === 'node-not-found'));
     assert.deepEqual(codes(diagnostics), ['node-not-found', 'node-not-found']);
     assert.match(diagnostics[0].message, /no node named 'TOOL'.*\(Judged on the graph read from graph\/react\.py; no server graph is in use\.\)$/);
-    // The module is no config: nothing is reported on it.
+    // The module is no config: nothing is reported on it, and no config feature answers on it.
     assert.equal(client.latest(module), undefined);
+    assert.equal(await client.connection.sendRequest(HoverRequest.type, { textDocument: { uri: module }, position: inside(renamed, '"TOOLS"') }), null);
+    assert.deepEqual(await client.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: module } }), []);
+    assert.deepEqual(await client.definition(module, inside(renamed, '"TOOLS"')), []);
     // Moved down a line, unsaved: the node is there again, and definition reaches its new line.
     const moved = reactText.replace('graph.add_node("TOOL", tool_node)', '\ngraph.add_node("TOOL", tool_node)');
     await client.change(module, moved);
