@@ -67,7 +67,7 @@ describe('the project index', () => {
     assert.deepEqual(handlerNames(index), ['jsx', 'kept', 'nested-root-only']);
   });
 
-  test('reads Python modules within the same bounds: .gitignore, exclude globs, node_modules, the size cap', async () => {
+  test('reads Python modules within the same bounds: .gitignore, exclude globs, node_modules, Python environments, the size cap', async () => {
     const dir = fresh();
     const MODULE = (node: string) =>
       `from tenxgraph.core.graph import StateGraph, ToolNode\ngraph = StateGraph()\ngraph.add_node("${node}", ToolNode([]))\napp = graph.compile()\n`;
@@ -76,6 +76,12 @@ describe('the project index', () => {
     write(dir, 'build/react.py', MODULE('BUILT'));
     write(dir, 'fixtures/react.py', MODULE('EXCLUDED'));
     write(dir, 'node_modules/pkg/react.py', MODULE('DEPENDENCY'));
+    // Python environments (venv, conda) and byte-code folders, whatever their names, are installed code.
+    write(dir, 'env/pyvenv.cfg', 'home = /usr/bin\n');
+    write(dir, 'env/lib/python3.12/site-packages/pkg/react.py', MODULE('VENV'));
+    write(dir, 'tools/conda/conda-meta/history', '');
+    write(dir, 'tools/conda/lib/react.py', MODULE('CONDA'));
+    write(dir, 'graph/__pycache__/react.py', MODULE('CACHE'));
     write(dir, 'big.py', `${MODULE('BIG')}${'# padding\n'.repeat(200)}`);
     write(dir, 'loop.py', 'from tenxgraph.core.graph import StateGraph\ngraph = StateGraph()\nfor n in ["A"]:\n    graph.add_node(n, lambda s: s)\napp = graph.compile()\n');
     const index = new ProjectIndex({ limits: { maxFiles: 100, maxFileBytes: 1000, maxTotalBytes: 1 << 20 }, log: () => undefined, changed: () => undefined });
@@ -97,6 +103,10 @@ describe('the project index', () => {
       ['graph/react.py', ['TOOL:tool_node']],
       ['loop.py', 'add_node() at 4:5 is in a loop; its nodes cannot be read exactly'],
     ]);
+    // A file event inside an environment is left out as well.
+    write(dir, 'env/lib/python3.12/site-packages/pkg/new.py', MODULE('VENV_NEW'));
+    await index.fileEvent(join(dir, 'env', 'lib', 'python3.12', 'site-packages', 'pkg', 'new.py'), false);
+    assert.equal([...index.all()].filter((f) => f.path.includes(`${join('site-packages', 'pkg')}`)).length, 0);
     // The add_node name's range, for go to definition.
     const react = [...index.all()].find((f) => f.path.endsWith('react.py'))!.python!.exports.find(([name]) => name === 'app')![1];
     assert.ok(react.ok);

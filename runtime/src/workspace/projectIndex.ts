@@ -12,7 +12,7 @@
  * nothing below a folder the walk leaves out (`node_modules`, `.gitignore`, the exclude setting).
  */
 import { lstat, readdir, stat } from 'node:fs/promises';
-import { basename, extname, join, relative, sep } from 'node:path';
+import { basename, dirname, extname, join, relative, sep } from 'node:path';
 import { GitIgnore } from './gitignore';
 import { matchAny } from './glob';
 import { MAX_PYTHON_MODULE_BYTES, PYTHON_MODULE_TOO_LARGE } from './pythonGraph';
@@ -31,7 +31,14 @@ export interface IndexLimits {
 export const DEFAULT_INDEX_LIMITS: IndexLimits = { maxFiles: 20_000, maxFileBytes: 512 * 1024, maxTotalBytes: 256 * 1024 * 1024 };
 
 // Folders no project keeps its own sources in, whatever .gitignore says.
-const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.hg', '.svn']);
+const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.hg', '.svn', '__pycache__']);
+
+/**
+ * A folder holding one of these is a Python environment (`pyvenv.cfg` of venv and virtualenv,
+ * `conda-meta` of conda): installed packages, never the project's own sources, and often tens of
+ * thousands of modules. The walk leaves it out, as it leaves out `node_modules`.
+ */
+const ENVIRONMENT_MARKERS = ['pyvenv.cfg', 'conda-meta'];
 
 /** One workspace folder to index, the globs of its configs (`10xgraph.files`) and those it excludes (`10xgraph.project.exclude`). */
 export interface IndexRoot {
@@ -75,6 +82,8 @@ const SLICE_MS = 10;
 /** The sources and configs of the project's folders and what each says about the project. */
 export class ProjectIndex<F extends object> {
   private readonly files = new Map<string, { facts: F; bytes: number }>();
+  /** The Python environments the walk found and left out (see `ENVIRONMENT_MARKERS`). */
+  private readonly environments = new Set<string>();
   /** Facts of open documents, which win over the disk. */
   private readonly open = new Map<string, F>();
   private readonly namesCache = new WeakMap<F, string>();
@@ -104,6 +113,7 @@ export class ProjectIndex<F extends object> {
     this.roots = roots;
     const scan = ++this.scan;
     this.complete = false;
+    this.environments.clear();
     this.scanning = this.run(scan);
     return this.scanning;
   }
@@ -313,6 +323,10 @@ export class ProjectIndex<F extends object> {
       } catch {
         continue;
       }
+      if (dir !== folder && entries.some((e) => ENVIRONMENT_MARKERS.includes(e.name))) {
+        this.environments.add(dir);
+        continue;
+      }
       await this.loadIgnore(dir);
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const entry of entries) {
@@ -381,6 +395,7 @@ export class ProjectIndex<F extends object> {
     if (root.exclude.length > 0 && matchAny(root.exclude, [fromRoot, fromRoot + (isFolder ? '/' : '')])) return true;
     const parts = fromRoot.split('/');
     if (parts.some((p) => SKIPPED_FOLDERS.has(p))) return true;
+    for (let dir = dirname(path); dir.length > root.path.length; dir = dirname(dir)) if (this.environments.has(dir)) return true;
     let verdict = false;
     let dir = root.path;
     for (let i = 0; i < parts.length; i++) {
