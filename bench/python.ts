@@ -31,7 +31,7 @@ function pythonModule(nodes: number): string {
   return lines.join('\n');
 }
 
-/** The same graph built by chained calls, as the TypeScript module builds it (`(graph.add_node(...).add_node(...))`, a hundred calls a statement, under the parser's limit of a chain): all of it parsed. */
+/** The same graph built by chained calls, as the TypeScript module builds it (`(graph.add_node(...).add_node(...))`, a hundred calls a statement). */
 function pythonChainedModule(nodes: number): string {
   const lines = ['from tenxgraph.core.graph import StateGraph, ToolNode', '', 'tool_node = ToolNode([])', ''];
   for (let i = 0; i < nodes; i++) lines.push(`def step_${i}(state):`, `    """Step ${i} of the graph."""`, `    return {"step": ${i}, "label": "step ${i}"}`, '', '');
@@ -142,14 +142,14 @@ export async function benchPython(log: (line: string) => void = () => undefined)
 The runtime's two readers of an agent module, in-process, on generated modules of the same graph (a ToolNode and
 N function nodes, each function of three lines beside it, then one \`add_node\` line a node): \`readPythonModule\`
 (runtime/src/workspace/pythonGraph.ts: the module cut into its top-level statements in one lexical pass, the
-definitions that never name the graph read by their names alone, the plainest \`add_node\` calls read without a
-parse, the rest parsed by @lezer/python and read),
+definitions that never name the graph read by their names alone, the plainest \`add_node\` calls (alone or chained)
+read without a parse, the rest parsed by @lezer/python and read),
 the same reader parsing the whole module (\`readPythonModuleWhole\`, the reader as it was first written, and the
 reference its tests hold it to), \`analyzeSource\` (runtime/src/workspace/sourceAnalysis.ts, one pass of its
 tokenizer) and, as the anchor, a parse of the TypeScript module by @babel/parser (the language server's parser
 of TypeScript sources when the Python reader was asked for). "chained" is \`readPythonModule\` on the same graph added by
-chained calls, as the TypeScript module adds it (\`(graph.add_node(...).add_node(...)...)\`, a hundred calls a statement),
-which is all parsed: the reader's slow case. Medians of 30 to 100 runs after a warm-up.
+chained calls, as the TypeScript module adds it (\`(graph.add_node(...).add_node(...)...)\`, a hundred calls a statement).
+Medians of 30 to 100 runs after a warm-up.
 
 ${table(['nodes', 'Python module', 'readPythonModule', 'whole parse', 'chained', 'TypeScript module', 'analyzeSource', '@babel/parser', 'Python / analyzeSource', 'Python / @babel/parser', 'chained / analyzeSource'], readers)}
 

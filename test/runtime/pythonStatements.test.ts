@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readPythonGraph, readPythonModule, readPythonModuleWhole } from '../../runtime/src/workspace/pythonGraph';
-import { topLevelStatements, type TopLevelStatement } from '../../runtime/src/workspace/pythonStatements';
+import { type NodeCall, topLevelStatements, type TopLevelStatement } from '../../runtime/src/workspace/pythonStatements';
 import { ROOT } from '../support/run';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'python');
@@ -115,10 +115,23 @@ describe('topLevelStatements', () => {
       'graph.override_node(step)',
       'graph . add_node("H", step)',
       'graph.add_node("I", étape)',
+      'graph.add_node("J", a).override_node("J", b)',
+      '(',
+      '    graph  # the graph',
+      '    .add_node("K", a)',
+      '',
+      '    .add_node(b)',
+      ')',
+      '(graph)',
+      'graph.add_node("L", a).compile()',
+      '(graph.add_node("M", a)',
+      '    .add_node("N", b,',
+      '              c))',
       '',
     ].join('\n');
+    const shown = (call: NodeCall) => `${call.receiver}${call.links.map((l) => `.${l.method}(${l.args.map((a) => `${a.kind}:${a.text}`).join(', ')})`).join('')}`;
     assert.deepEqual(
-      statementsOf(source).map((s) => (s.nodeCall ? `${s.nodeCall.receiver}.${s.nodeCall.method}(${s.nodeCall.args.map((a) => `${a.kind}:${a.text}`).join(', ')})` : '-')),
+      statementsOf(source).map((s) => (s.nodeCall ? shown(s.nodeCall) : '-')),
       [
         'graph.add_node(string:"A", name:step)',
         "graph.add_node(string:r'B', name:tools)",
@@ -132,10 +145,20 @@ describe('topLevelStatements', () => {
         '-',
         '-',
         '-',
+        'graph.add_node(string:"J", name:a).override_node(string:"J", name:b)',
+        'graph.add_node(string:"K", name:a).add_node(name:b)',
+        '-',
+        '-',
+        '-',
       ],
     );
     const call = statementsOf(source)[1].nodeCall!;
-    assert.deepEqual([call.methodFrom, call.args[0].from, call.args[0].to], [source.indexOf('add_node( r'), source.indexOf("r'B'"), source.indexOf("r'B'") + 4]);
+    assert.deepEqual(
+      [call.receiverFrom, call.links[0].methodFrom, call.links[0].args[0].from, call.links[0].args[0].to],
+      [source.indexOf("graph.add_node( r'B'"), source.indexOf('add_node( r'), source.indexOf("r'B'"), source.indexOf("r'B'") + 4],
+    );
+    const chained = statementsOf(source)[13].nodeCall!;
+    assert.deepEqual([chained.receiverFrom, chained.links[1].methodFrom], [source.indexOf('graph  # the graph'), source.indexOf('add_node(b)')]);
   });
 
   test('what is not a plain definition header is not read by name', () => {
@@ -221,6 +244,11 @@ describe('readPythonModule reads as a parse of the whole module does', () => {
       'app.override_node("MAIN", lookup)\n',
       'app.add_node("LATE", lookup)\n',
       '(graph\n    .add_node("PAREN", lookup))\n',
+      'graph.add_node("C1", lookup).add_node("C2", tools)\n',
+      '(\n    graph  # chained\n    .add_node("C3", planner)\n\n    .override_node("C3", lookup)\n)\n',
+      '(graph\n    .add_node("C4", graph))\n',
+      '(app\n    .add_node("C5", lookup))\n',
+      '(graph\n    .add_node(unknown_function))\n',
       'app = (\n    graph  # the graph\n    .compile()\n)\n',
       'graph.add_node("SEMI", lookup); x = 1\n',
       'graph.add_node("INDENTED", lookup)\n    y = 2\n',

@@ -234,9 +234,9 @@ class ModuleReader {
         statement = statement.nextSibling;
         continue;
       }
-      const { definition, nodeCall, from } = unparsed[k++];
+      const { definition, nodeCall } = unparsed[k++];
       if (nodeCall) {
-        if (!this.readNodeCall(nodeCall, from)) return undefined;
+        if (!this.readNodeCall(nodeCall)) return undefined;
       } else if (definition) {
         const { name, kind } = definition;
         this.bindings.set(name, kind === 'function' ? { kind: 'function', name } : { kind: 'other', why: `'${name}' is a class` });
@@ -486,20 +486,23 @@ class ModuleReader {
    * is a graph and no argument is one; false otherwise (what a parse would make of it is not
    * followed here).
    */
-  private readNodeCall(call: NodeCall, from: number): boolean {
+  private readNodeCall(call: NodeCall): boolean {
     const bound = this.bindings.get(call.receiver);
     if (bound?.kind !== 'graph') return false;
-    const args: NodeArgument[] = [];
-    for (const a of call.args) {
-      if (a.kind === 'string') {
-        args.push({ from: a.from, to: a.to, text: a.text, literal: decodePythonString(a.text), kind: 'unknown' });
-        continue;
+    for (const link of call.links) {
+      const args: NodeArgument[] = [];
+      for (const a of link.args) {
+        if (a.kind === 'string') {
+          args.push({ from: a.from, to: a.to, text: a.text, literal: decodePythonString(a.text), kind: 'unknown' });
+          continue;
+        }
+        const value = this.bindings.get(a.text);
+        if (value?.kind === 'graph' || value?.kind === 'compiled') return false;
+        args.push({ from: a.from, to: a.to, text: a.text, variable: a.text, kind: this.kindOfName(a.text) });
       }
-      const value = this.bindings.get(a.text);
-      if (value?.kind === 'graph' || value?.kind === 'compiled') return false;
-      args.push({ from: a.from, to: a.to, text: a.text, variable: a.text, kind: this.kindOfName(a.text) });
+      // Each call of a chain starts where its receiver does, as the parse has it.
+      this.addNodeOf(bound.graph, link.method, call.receiverFrom, link.methodFrom, args);
     }
-    this.addNodeOf(bound.graph, call.method, from, call.methodFrom, args);
     return true;
   }
 

@@ -18,12 +18,21 @@ export interface TopLevelStatement {
 
 /**
  * `receiver.add_node(A)`, `receiver.add_node(A, B)` or `receiver.override_node(A, B)` alone on its
- * line (a comment after it allowed), where the receiver and every argument is an ASCII name that is
- * no keyword or one string literal without `f` or `b`, and nothing spans a line: the form most of a
- * graph's statements take, read without a parse.
+ * line (a comment after it allowed), or several of them chained (`receiver.add_node(A, B).add_node(C, D)`,
+ * or inside parentheses with a link a line: `(receiver\n    .add_node(A, B)\n    .add_node(C, D))`),
+ * where the receiver and every argument is an ASCII name that is no keyword or one string literal
+ * without `f` or `b`, and no argument list spans a line: the forms most of a graph's statements
+ * take, read without a parse.
  */
 export interface NodeCall {
   receiver: string;
+  /** Offset of the receiver (where each call of the chain starts). */
+  receiverFrom: number;
+  links: NodeCallLink[];
+}
+
+/** One `.add_node(...)` or `.override_node(...)` of a `NodeCall`. */
+export interface NodeCallLink {
   method: 'add_node' | 'override_node';
   /** Offset of the method's name. */
   methodFrom: number;
@@ -134,9 +143,37 @@ function skipBlanks(source: string, at: number): number {
 
 /** The statement `[from, to)` as a `NodeCall`, or undefined when it is anything else (see `NodeCall`). */
 function nodeCallAt(source: string, from: number, to: number): NodeCall | undefined {
-  const receiverEnd = plainNameEnd(source, from);
-  if (receiverEnd < 0 || source.charCodeAt(receiverEnd) !== 46 /* . */) return undefined;
-  const methodFrom = receiverEnd + 1;
+  const parenthesized = source.charCodeAt(from) === 40; /* ( */
+  // Inside the parentheses, line breaks and comments may stand between the links.
+  const gap = (at: number) => (parenthesized ? skipLayout(source, at, to) : at);
+  const receiverFrom = gap(parenthesized ? from + 1 : from);
+  const receiverEnd = plainNameEnd(source, receiverFrom);
+  if (receiverEnd < 0) return undefined;
+  const links: NodeCallLink[] = [];
+  let i = receiverEnd;
+  for (let dot = gap(i); source.charCodeAt(dot) === 46 /* . */; dot = gap(i)) {
+    const link = linkAt(source, dot + 1, to);
+    if (!link) return undefined;
+    links.push(link.link);
+    i = link.end;
+  }
+  if (links.length === 0) return undefined;
+  if (parenthesized) {
+    i = gap(i);
+    if (source.charCodeAt(i) !== 41 /* ) */) return undefined;
+    i++;
+  }
+  // After the call: blanks, a comment, then only blank and comment lines to the statement's end.
+  for (; i < to; i++) {
+    const c = source.charCodeAt(i);
+    if (c === HASH) for (let d = c; i < to && d !== LF && d !== CR; d = source.charCodeAt(++i));
+    else if (c !== SPACE && c !== TAB && c !== LF && c !== CR && c !== FORM_FEED) return undefined;
+  }
+  return { receiver: source.slice(receiverFrom, receiverEnd), receiverFrom, links };
+}
+
+/** `add_node(...)` or `override_node(...)` at `methodFrom` (just after the dot), with the offset after its `)`. */
+function linkAt(source: string, methodFrom: number, to: number): { link: NodeCallLink; end: number } | undefined {
   const method = source.startsWith('add_node', methodFrom) ? 'add_node' : source.startsWith('override_node', methodFrom) ? 'override_node' : undefined;
   if (!method) return undefined;
   let i = skipBlanks(source, methodFrom + method.length);
@@ -154,13 +191,19 @@ function nodeCallAt(source: string, from: number, to: number): NodeCall | undefi
     i = skipBlanks(source, i + 1);
   }
   if (method === 'override_node' && args.length !== 2) return undefined;
-  // After the call: blanks, a comment, then only blank and comment lines to the statement's end.
-  for (i = i + 1; i < to; i++) {
+  return { link: { method, methodFrom, args }, end: i + 1 };
+}
+
+/** Past blanks, line breaks and comments from `at` (within `to`). */
+function skipLayout(source: string, at: number, to: number): number {
+  let i = at;
+  while (i < to) {
     const c = source.charCodeAt(i);
-    if (c === HASH) for (let d = c; i < to && d !== LF && d !== CR; d = source.charCodeAt(++i));
-    else if (c !== SPACE && c !== TAB && c !== LF && c !== CR && c !== FORM_FEED) return undefined;
+    if (c === HASH) while (i < to && source.charCodeAt(i) !== LF && source.charCodeAt(i) !== CR) i++;
+    else if (c === SPACE || c === TAB || c === LF || c === CR || c === FORM_FEED) i++;
+    else break;
   }
-  return { receiver: source.slice(from, receiverEnd), method, methodFrom, args };
+  return i;
 }
 
 /** A plain name or a one-line string literal (prefix `r` or `u` at most) at `at`, within `to`. */
