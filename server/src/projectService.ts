@@ -49,16 +49,7 @@ import {
   undeclaredHandlerDiagnostics,
 } from './project';
 import { type IndexLimits, ProjectIndex, type IndexRoot } from './projectIndex';
-import {
-  formatBytes,
-  isPythonPath,
-  isSourcePath,
-  MAX_PYTHON_MODULE_BYTES,
-  PYTHON_MODULE_TOO_LARGE,
-  pythonModuleNotRead,
-  resolveAgentFile,
-  SOURCE_EXTENSIONS,
-} from '10xgraph/workspace';
+import { formatBytes, isPythonPath, isSourcePath, pythonModuleNotRead, resolveAgentFile, SOURCE_EXTENSIONS } from '10xgraph/workspace';
 import { type PythonFacts, readPythonFacts } from './pythonFacts';
 import { readSourceFacts, type SourceFacts } from './sourceFacts';
 
@@ -210,29 +201,27 @@ export class ProjectService {
    * renamed in the editor is judged in the config before the module is saved.
    */
   pythonChanged(uri: string): void {
-    if (this.parsing.has(uri)) return;
-    this.parsing.add(uri);
-    setImmediate(() => {
-      this.parsing.delete(uri);
+    this.readAfterThisTurn(uri, () => {
       const doc = this.host.documents.get(uri);
       const path = pathOf(uri);
-      if (!doc || !path) return;
-      const text = doc.getText();
-      // The reader's own bound, the one `10xgraph audit` reads a module within.
-      const python = Buffer.byteLength(text, 'utf8') <= MAX_PYTHON_MODULE_BYTES ? readPythonFacts(text) : { unread: PYTHON_MODULE_TOO_LARGE, exports: [] };
-      this.index.setOpen(path, { python });
+      // The reader keeps to its own bound, the one `10xgraph audit` reads a module within.
+      if (doc && path) this.index.setOpen(path, { python: readPythonFacts(doc.getText()) });
     });
   }
 
   /** A source document changed: its facts join the project at once (the parse runs after this turn). */
   sourceChanged(uri: string): void {
-    // Edits arriving before the parse are read by that one parse.
+    this.readAfterThisTurn(uri, () => this.sourceState(uri));
+  }
+
+  /** Runs `read` of an open document after this turn, once for all the edits that arrive before it. */
+  private readAfterThisTurn(uri: string, read: () => void): void {
     if (this.parsing.has(uri)) return;
     this.parsing.add(uri);
     setImmediate(() => {
       this.parsing.delete(uri);
       try {
-        this.sourceState(uri);
+        read();
       } catch (error) {
         this.host.log(`10xgraph: reading ${uri} failed: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -182,7 +182,8 @@ class ModuleReader {
       this.bindings.clear();
       this.graphNames.clear();
     }
-    return this.readTree(parser.parse(this.source), []) ?? { unread: 'the module could not be read', exports: [] };
+    // With nothing left unparsed, readTree always answers (a syntax error is an answer then).
+    return this.readTree(parser.parse(this.source), [])!;
   }
 
   /**

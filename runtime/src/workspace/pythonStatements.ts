@@ -164,11 +164,7 @@ function nodeCallAt(source: string, from: number, to: number): NodeCall | undefi
     i++;
   }
   // After the call: blanks, a comment, then only blank and comment lines to the statement's end.
-  for (; i < to; i++) {
-    const c = source.charCodeAt(i);
-    if (c === HASH) for (let d = c; i < to && d !== LF && d !== CR; d = source.charCodeAt(++i));
-    else if (c !== SPACE && c !== TAB && c !== LF && c !== CR && c !== FORM_FEED) return undefined;
-  }
+  if (skipLayout(source, i, to) < to) return undefined;
   return { receiver: source.slice(receiverFrom, receiverEnd), receiverFrom, links };
 }
 
