@@ -100,6 +100,15 @@ interface RunBody {
  * types `10xgraph types` generates): a misspelt tool name or a wrong argument type is then a
  * compile error. Without it any name is accepted and arguments are loosely typed.
  */
+/** What `registerTool` takes: the tool's name and handler; `node`, `description` and `parameters` are accepted and not used. */
+export interface ToolRegistration<Name extends string = string, Args = AnyToolArgs> {
+  name: Name;
+  handler: ToolHandler<Args>;
+  node?: string;
+  description?: string;
+  parameters?: unknown;
+}
+
 export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>> {
   /** The executor behind `registerToolHandler`: usable directly to run calls by hand. */
   readonly tools: ToolExecutor;
@@ -129,6 +138,19 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     // to match the schema the server offered it, as the generated types assume.
     this.tools.register(name, handler as ToolHandler, options);
     return this;
+  }
+
+  /**
+   * Registers a handler in the form `@10xscale/agentflow-client`'s `registerTool` takes it:
+   * `{ name, handler }`, with the `node`, `description` and `parameters` that client also takes
+   * (they are not sent: the server reads them from `remote_tools` in its config). The same as
+   * `registerToolHandler(name, handler)`. Returns the client, for chaining.
+   */
+  registerTool<Name extends keyof Tools & string>(registration: ToolRegistration<Name, Tools[Name]>): this {
+    if (registration === null || typeof registration !== 'object' || typeof registration.name !== 'string' || typeof registration.handler !== 'function') {
+      throw new TypeError('registerTool takes { name, handler }: a tool name (a string) and its handler (a function).');
+    }
+    return this.registerToolHandler(registration.name, registration.handler);
   }
 
   /** `GET /ping`: resolves to `"pong"` when the server is up. */

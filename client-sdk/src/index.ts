@@ -4,7 +4,7 @@
  */
 export { TenxGraphClient, DEFAULT_BASE_URL } from './client';
 export { DEFAULT_RECURSION_LIMIT, MAX_THREAD_ID_LENGTH, isThreadId } from './wire';
-export type { TenxGraphClientOptions, RunOptions, StreamOptions, InvokeResult, FetchLike, ThreadPageOptions } from './client';
+export type { TenxGraphClientOptions, RunOptions, StreamOptions, InvokeResult, FetchLike, ThreadPageOptions, ToolRegistration } from './client';
 export { ToolExecutor, describeThrown, toJsonValue } from './toolExecutor';
 export type { AnyToolArgs, ToolHandler, ToolHandlerOptions, ToolCallContext, ToolExecutorOptions, ExecuteContext } from './toolExecutor';
 export { TenxGraphError, CLIENT_ERROR_CODES } from './errors';

@@ -19,7 +19,7 @@ import type { HandlerSite, NodeSite, SourceFacts } from './sourceFacts';
 /** `source` of the project's diagnostics (the same as the rule set's, so code actions find their fixes). */
 const SOURCE = '10xgraph';
 
-/** One `registerToolHandler` call of the workspace. */
+/** One registration of a handler in the workspace (`registerToolHandler` or `registerTool`). */
 export interface HandlerRef {
   path: string;
   uri: string;
@@ -231,8 +231,19 @@ export function renameRanges(snapshot: ProjectSnapshot, name: string): Map<strin
   return byUri;
 }
 
-/** The name typed so far when `before` (the text of a line up to the cursor) ends inside `registerToolHandler('…`. */
+/**
+ * The name typed so far when `before` (the text up to the cursor, from a few lines above it) ends
+ * inside `registerToolHandler('…` or inside the `name: '…` of a `registerTool({ … })`.
+ */
 export function handlerNamePrefix(before: string): { prefix: string; quote: string } | undefined {
-  const m = /registerToolHandler\s*\(\s*(['"`])([^'"`\\\n]*)$/.exec(before);
-  return m ? { prefix: m[2], quote: m[1] } : undefined;
+  const handler = /registerToolHandler\s*\(\s*(['"`])([^'"`\\\n]*)$/.exec(before);
+  if (handler) return { prefix: handler[2], quote: handler[1] };
+  const property = /\bname\s*:\s*(['"`])([^'"`\\\n]*)$/.exec(before);
+  if (!property) return undefined;
+  // The `name` of the object a `registerTool(` opens: no `}` between its `{` and the name.
+  const call = before.lastIndexOf('registerTool', property.index);
+  if (call < 0) return undefined;
+  const open = /^registerTool\s*\(\s*\{/.exec(before.slice(call, property.index));
+  if (!open || before.slice(call + open[0].length, property.index).includes('}')) return undefined;
+  return { prefix: property[2], quote: property[1] };
 }

@@ -469,11 +469,12 @@ export class ProjectService {
     return file ? [{ range: agent.inner, target: pathToFileURL(file).href, tooltip: 'Open the agent module' }] : [];
   }
 
-  /** The declared tool names, inside `registerToolHandler('…` of a source. */
+  /** The declared tool names, inside `registerToolHandler('…` or a `registerTool({ name: '…` of a source. */
   completion(uri: string, position: Position): CompletionItem[] {
     const doc = this.host.documents.get(uri);
     if (!doc || !this.isSource(uri)) return [];
-    const line = doc.getText({ start: { line: position.line, character: 0 }, end: position });
+    // A `registerTool({` may open a few lines above the `name:` being typed.
+    const line = doc.getText({ start: { line: Math.max(0, position.line - 8), character: 0 }, end: position });
     const typed = handlerNamePrefix(line);
     if (!typed) return [];
     const rest = doc.getText({ start: position, end: { line: position.line + 1, character: 0 } });

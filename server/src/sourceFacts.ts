@@ -21,7 +21,7 @@ export interface NameSite {
   exact: boolean;
 }
 
-/** One `registerToolHandler(name, …)` call. */
+/** One registration of a handler: `registerToolHandler(name, …)` or `registerTool({ name, … })`. */
 export type HandlerSite = NameSite;
 
 /** One `addNode(name, node)` call and what the node is, as far as the source says. */
@@ -45,7 +45,7 @@ const NO_FACTS: SourceFacts = { handlers: [], nodes: [] };
  */
 export function readSourceFacts(text: string): SourceFacts {
   // Most files mention neither call: they need no reading at all.
-  if (!text.includes('registerToolHandler') && !text.includes('addNode')) return NO_FACTS;
+  if (!text.includes('registerTool') && !text.includes('addNode')) return NO_FACTS;
   const analysis = analyzeSource(text);
   const lines = new LineIndex(text);
   const rangeOf = (offset: number, length: number): Range => ({ start: lines.positionAt(offset), end: lines.positionAt(offset + length) });

@@ -82,7 +82,7 @@ describe('readPythonGraph', () => {
     ['computed.py', /^add_node\(\) at 7:1 has a name that is not a string literal \(f"WORKER_\{i\}"\); its nodes cannot be read exactly$/],
     ['loop.py', /^add_node\(\) at 6:5 is in a loop; its nodes cannot be read exactly$/],
     ['function.py', /^add_node\(\) at 7:5 is in a function body; its nodes cannot be read exactly$/],
-    ['passed.py', /^the graph 'graph' is used as a value at 6:17 \(passed or assigned in an expression\); its nodes cannot be read exactly$/],
+    ['passed.py', /^the graph 'graph' is passed to add_extra_nodes\(\) at 6:1 before compile\(\), and what that call does to it is not known; its nodes cannot be read exactly$/],
     ['imported.py', /^the graph 'graph' is imported from '\.builder' at 1:22; the graph is built in another module$/],
     // A syntax error anywhere: Python would not import the module, so nothing of it is judged.
     ['syntax_error.py', /^syntax error at 6:5; Python cannot import the module either$/],

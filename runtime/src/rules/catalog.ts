@@ -61,7 +61,7 @@ export const RULES = {
   'agent-not-importable': { severity: 'information', title: '`agent` is a path the Python server cannot import (it takes `module.path:attribute`).' },
   'untrimmed-field': { severity: 'information', title: '`node`, `name` or `description` has white space around it, which the server trims.' },
   'raw-typescript-keyword': { severity: 'warning', title: 'A schema in `parameters` uses `tsType` or `tsEnumNames`, which `10xgraph types` refuses.' },
-  'handler-missing': { severity: 'information', title: 'No source of the project registers a handler for a remote tool (`registerToolHandler`).' },
+  'handler-missing': { severity: 'information', title: 'No source of the project registers a handler for a remote tool (`registerToolHandler` or `registerTool`).' },
   'handler-undeclared': { severity: 'information', title: 'A source registers a handler for a name no config of the project declares as a remote tool.' },
   'graph-not-read': { severity: 'information', title: 'The graph of the agent module cannot be read exactly from its source, so node names are not checked without a server.' },
   'internal-error': { severity: 'error', title: 'A rule failed while checking the file (a bug in the rule set).' },

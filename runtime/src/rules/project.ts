@@ -20,7 +20,7 @@ export interface NameSet {
 export interface ProjectFacts {
   /** Every source and config of the project was read (the scan is done and no bound was reached): only then is an absence judged. */
   complete: boolean;
-  /** The literal names sources register handlers under (`registerToolHandler('name', …)`). */
+  /** The literal names sources register handlers under (`registerToolHandler('name', …)`, `registerTool({ name: 'name', … })`). */
   handled: NameSet;
   /** How many registrations have a computed name (which could be any tool). */
   computedHandlers: number;
@@ -116,7 +116,7 @@ export interface ProjectConfigInput {
 
 /** What a project rule on a source is given. */
 export interface ProjectSourceInput {
-  /** The source's `registerToolHandler` calls, with offsets in its text. */
+  /** The source's registrations (`registerToolHandler`, `registerTool`), with offsets in its text. */
   handlers: readonly SourceNameFact[];
   project: ProjectFacts;
 }

@@ -11,10 +11,21 @@
  * read without it (`readParsingSome`). Every walk here is iterative, and brackets nested deeper
  * than Python allows are refused before a parse, so no nesting of the source can overflow the stack.
  */
-import type { SyntaxNode, Tree } from '@lezer/common';
+import { NodeType, type SyntaxNode, Tree } from '@lezer/common';
 import { LineIndex } from '../rules/lineIndex';
 import type { Graph, NodeKind } from '../rules/types';
-import { chainedCalls, insideSpan, isPythonNameChar, MAX_BRACKET_DEPTH, type ModuleLayout, type NodeCall, topLevelStatements, type TopLevelStatement } from './pythonStatements';
+import {
+  chainedCalls,
+  insideSpan,
+  isPythonNameChar,
+  MAX_BRACKET_DEPTH,
+  type ModuleLayout,
+  type NodeCall,
+  statementsMentioning,
+  topLevelStatements,
+  type TopLevelStatement,
+} from './pythonStatements';
+import { isPrebuiltModule, LEGACY_REACT_NODES, PREBUILT_AGENTS, type PrebuiltAgent, type PrebuiltCondition } from './pythonPrebuilt';
 
 /** Modules larger than this (in UTF-16 code units, about bytes for code) are not parsed. */
 export const MAX_PYTHON_MODULE_CHARS = 1024 * 1024;
@@ -29,7 +40,8 @@ export const PYTHON_MODULE_TOO_LARGE = `the module is larger than ${MAX_PYTHON_M
 export interface PythonNodeSite {
   name: string;
   kind: NodeKind;
-  method: 'add_node' | 'override_node';
+  /** `prebuilt` for a node a prebuilt agent adds (its site is the class's name, or the literal that renames the node). */
+  method: 'add_node' | 'override_node' | 'prebuilt';
   line: number;
   column: number;
   /** Offset of the method's name (`add_node`) in the module's text. */
@@ -40,7 +52,18 @@ export interface PythonNodeSite {
 }
 
 /** What was read of a module: the graph exported as `variable`, or why it could not be read exactly. */
-export type PythonGraphRead = { ok: true; graph: Graph; graphVariable: string; sites: PythonNodeSite[] } | { ok: false; reason: string };
+export type PythonGraphRead = { ok: true; graph: Graph; graphVariable: string; sites: PythonNodeSite[] } | PythonUnread;
+
+/**
+ * Why a name of a module gives no graph. `missing` when the module, read whole, binds no such
+ * top-level name at all: importing it there fails (an `AttributeError` at start-up), which is the
+ * config's error, not an unread graph.
+ */
+export interface PythonUnread {
+  ok: false;
+  reason: string;
+  missing?: true;
+}
 
 interface GraphState {
   variable: string;
@@ -48,12 +71,54 @@ interface GraphState {
   sites: PythonNodeSite[];
   /** The first thing that made the graph unreadable. */
   unread?: string;
+  /** Whether `compile()` was called on it yet (for the reasons that say "before compile()"). */
+  compiled?: boolean;
+  /** How deep in factory calls it was made (0 at the top level): a factory's own graph is new to its caller. */
+  depth: number;
+}
+
+/**
+ * A function defined in the module: its name (`add_node(func)` names the node after it), where,
+ * and for a factory (a function whose code names a graph's making: `FACTORY_WORDS`) its definition,
+ * whose body is read as a module when it is called or exported.
+ */
+interface FunctionBinding {
+  kind: 'function';
+  name: string;
+  at?: string;
+  definition?: SyntaxNode;
+  async?: boolean;
+}
+
+/** A prebuilt agent made (`ReactAgent(...)`): its class's entry, and the constructor call whose arguments decide its nodes. */
+interface PrebuiltValue {
+  kind: 'prebuilt';
+  className: string;
+  agent: PrebuiltAgent;
+  call: SyntaxNode;
+  /** Where the class's name lies in the call (the site of the nodes it adds). */
+  nameFrom: number;
+  nameTo: number;
+}
+
+/**
+ * An `Agent(...)` (a model node), and whether it owns a ToolNode (`tool_node=ToolNode(...)`:
+ * a prebuilt team gives such a member a `<KEY>_TOOL` node); undefined when that is not known.
+ */
+interface ModelNodeValue {
+  kind: 'model_node';
+  name: string;
+  ownsToolNode?: boolean;
 }
 
 type Binding =
   | { kind: 'graph'; graph: GraphState }
   | { kind: 'compiled'; graph: GraphState }
-  | { kind: 'tool_node' | 'model_node' | 'function'; name: string }
+  | { kind: 'tool_node'; name: string }
+  | ModelNodeValue
+  | PrebuiltValue
+  | { kind: 'sequence'; empty: boolean }
+  | FunctionBinding
   | { kind: 'imported'; name: string; from: string; at: string }
   | { kind: 'other'; why: string };
 
@@ -61,8 +126,32 @@ type Binding =
 type Value =
   | { kind: 'graph'; graph: GraphState; fresh: boolean }
   | { kind: 'compiled'; graph: GraphState }
-  | { kind: 'tool_node' | 'model_node'; name: string }
+  | { kind: 'tool_node'; name: string }
+  | ModelNodeValue
+  | PrebuiltValue
+  | { kind: 'sequence'; empty: boolean }
+  | FunctionBinding
   | { kind: 'unknown'; why?: string };
+
+/**
+ * The words that make a function a factory whose body is read (`FunctionBinding.definition`): a
+ * function whose code names none of them builds no graph of the module's. Found lexically, so a
+ * partial parse and a whole one read the same functions.
+ */
+const FACTORY_WORDS = ['compile', 'StateGraph', 'add_node', 'override_node', ...Object.keys(PREBUILT_AGENTS)];
+
+/** 10xGraph's helpers that take a graph and add no node to it (see `isObservabilityCall`). */
+const OBSERVABILITY_CALLS = new Set(['setup_logfire', 'setup_langsmith', 'setup_observability', 'setup_tracing']);
+
+/** Factories calling factories are followed this deep (a function that calls itself ends here). */
+const MAX_CALL_DEPTH = 8;
+
+/**
+ * Code that can bind a module's names where no statement shows it (`globals()`, `setattr` on the
+ * module, `exec`, a module `__getattr__`, a star import, `global` in a function): found
+ * lexically, so a partial parse and a whole one agree. Linear: words and fixed tokens.
+ */
+const OPEN_NAMES = /\b(?:globals|vars|exec|eval|setattr|__getattr__|__dict__|global)\b|\bsys\s*\.\s*modules\b|\bimport\s*\*/g;
 
 type PythonParser = (typeof import('@lezer/python'))['parser'];
 
@@ -114,6 +203,12 @@ function mentionedIn(source: string, name: string, statements: TopLevelStatement
 export interface PythonModuleRead {
   unread?: string;
   exports: Array<[string, PythonGraphRead]>;
+  /**
+   * Why the module may have top-level names that `exports` does not list (a star import,
+   * `globals()`, a module `__getattr__`, …, with its place): then a name missing from `exports`
+   * is not known to be missing. Absent when `exports` names every top-level name.
+   */
+  namesOpen?: string;
 }
 
 /**
@@ -151,17 +246,30 @@ function readModule(source: string, whole: boolean): PythonModuleRead {
 
 /** The graph of `variable` in a module read by `readPythonModule`: what `readPythonGraph` answers. */
 export function pythonGraphOf(module: PythonModuleRead, variable: string): PythonGraphRead {
+  const found = module.unread === undefined ? module.exports.find(([name]) => name === variable) : undefined;
+  return found ? found[1] : unboundRead(module, variable);
+}
+
+/**
+ * What a module read by `readPythonModule` (or facts made of one) says of a name it does not
+ * bind: why nothing is read, `missing` when the module is known to bind no such name.
+ */
+export function unboundRead(module: { unread?: string; namesOpen?: string }, variable: string): PythonUnread {
   if (module.unread !== undefined) return { ok: false, reason: module.unread };
-  const found = module.exports.find(([name]) => name === variable);
-  return found ? found[1] : { ok: false, reason: `no top-level '${variable}' is assigned in the module` };
+  if (module.namesOpen !== undefined) return { ok: false, reason: `no statement of the module assigns a top-level '${variable}' (${module.namesOpen})` };
+  return { ok: false, reason: `no top-level '${variable}' is assigned in the module`, missing: true };
 }
 
 class ModuleReader {
   private readonly lines: LineIndex;
-  private readonly bindings = new Map<string, Binding>();
+  private bindings = new Map<string, Binding>();
   private layout: ModuleLayout | undefined;
-  /** Every name bound to a graph or a compiled graph so far. */
+  /** Every name bound to a graph or a compiled graph so far, at the top level. */
   private readonly graphNames = new Set<string>();
+  /** The top-level statements whose code names one of `FACTORY_WORDS`: their functions are factories. */
+  private factoryStatements: TopLevelStatement[] = [];
+  /** How deep the factory being read is called (0 at the top level). */
+  private depth = 0;
 
   constructor(private readonly source: string) {
     this.lines = new LineIndex(source);
@@ -176,7 +284,32 @@ class ModuleReader {
         unread: `brackets nested deeper than ${MAX_BRACKET_DEPTH} at ${this.at(layout.tooDeep)}; Python cannot import the module either (too many nested parentheses)`,
         exports: [],
       };
-    if (!whole && 'statements' in layout && layout.statements.some((s) => s.definition || s.nodeCall)) {
+    if ('statements' in layout) {
+      const definitions = layout.statements.filter((s) => s.definition);
+      const factories = statementsMentioning(this.source, FACTORY_WORDS, definitions, layout.nonCode);
+      // A plain `def` that awaits is parsed too: Python refuses it, and only a parse sees where.
+      const awaiting = statementsMentioning(
+        this.source,
+        ['await'],
+        definitions.filter((s) => !s.definition!.async),
+        layout.nonCode,
+      );
+      this.factoryStatements = definitions.filter((s) => factories.has(s));
+      this.parsedDefinitions = new Set([...factories, ...awaiting]);
+    }
+    const read = this.readModuleOnce(parser, layout, whole);
+    if (read.unread === undefined && 'statements' in layout) {
+      const open = this.namesOpen(layout.nonCode);
+      if (open) read.namesOpen = open;
+    }
+    return read;
+  }
+
+  /** The definitions a partial parse parses (factories, and plain functions that await), not read by their name alone. */
+  private parsedDefinitions = new Set<TopLevelStatement>();
+
+  private readModuleOnce(parser: PythonParser, layout: ModuleLayout, whole: boolean): PythonModuleRead {
+    if (!whole && 'statements' in layout && layout.statements.some((s) => (s.definition && !this.parsedDefinitions.has(s)) || s.nodeCall)) {
       const read = this.readParsingSome(parser, layout.statements, layout.nonCode);
       if (read) return read;
       this.bindings.clear();
@@ -184,6 +317,30 @@ class ModuleReader {
     }
     // With nothing left unparsed, readTree always answers (a syntax error is an answer then).
     return this.readTree(parser.parse(this.source), [])!;
+  }
+
+  /** Why the module may bind names no statement shows (`OPEN_NAMES`, in code), with the place of the first; undefined when it cannot. */
+  private namesOpen(nonCode: number[]): string | undefined {
+    OPEN_NAMES.lastIndex = 0;
+    for (let m = OPEN_NAMES.exec(this.source); m; m = OPEN_NAMES.exec(this.source)) {
+      if (insideSpan(nonCode, m.index)) continue;
+      return `\`${m[0].replace(/\s+/g, ' ')}\` at ${this.at(m.index)} may bind names no statement shows`;
+    }
+    return undefined;
+  }
+
+  /** Whether the definition at `offset` stands in a top-level statement whose code names one of `FACTORY_WORDS`. */
+  private isFactoryAt(offset: number): boolean {
+    const list = this.factoryStatements;
+    let lo = 0;
+    let hi = list.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].to <= offset) lo = mid + 1;
+      else if (list[mid].from > offset) hi = mid - 1;
+      else return true;
+    }
+    return false;
   }
 
   /**
@@ -200,7 +357,7 @@ class ModuleReader {
     const ranges: Array<{ from: number; to: number }> = [];
     const unparsed: TopLevelStatement[] = [];
     for (const s of statements) {
-      if (s.definition || s.nodeCall) {
+      if ((s.definition && !this.parsedDefinitions.has(s)) || s.nodeCall) {
         unparsed.push(s);
         continue;
       }
@@ -208,7 +365,7 @@ class ModuleReader {
       if (last && last.to === s.from) last.to = s.to;
       else ranges.push({ from: s.from, to: s.to });
     }
-    const read = this.readTree(ranges.length > 0 ? parser.parse(this.source, [], ranges) : undefined, unparsed);
+    const read = this.readTree(ranges.length > 0 ? atOffset(parser.parse(this.source, [], ranges), ranges[0].from) : undefined, unparsed);
     if (!read || this.graphNames.size > MAX_GRAPH_NAMES) return undefined;
     const definitions = unparsed.filter((s) => s.definition);
     for (const name of this.graphNames) if (mentionedIn(this.source, name, definitions, nonCode)) return undefined;
@@ -225,9 +382,12 @@ class ModuleReader {
       const cursor = tree.cursor();
       do {
         if (cursor.type.isError) return unparsed.length > 0 ? undefined : { unread: this.syntaxError(cursor.from), exports: [] };
+        const refused = REFUSABLE.has(cursor.name) ? refusalOf(cursor.node) : undefined;
+        if (refused !== undefined)
+          return unparsed.length > 0 ? undefined : { unread: `${refused} at ${this.at(cursor.from)}: Python refuses to compile the module (a SyntaxError at import)`, exports: [] };
       } while (cursor.next());
     }
-    let statement = tree?.topNode.firstChild ?? null;
+    let statement = tree ? scriptOf(tree).firstChild : null;
     let k = 0;
     while (statement || k < unparsed.length) {
       if (statement && (k >= unparsed.length || statement.from < unparsed[k].from)) {
@@ -240,7 +400,7 @@ class ModuleReader {
         if (!this.readNodeCall(nodeCall)) return undefined;
       } else if (definition) {
         const { name, kind } = definition;
-        this.bindings.set(name, kind === 'function' ? { kind: 'function', name } : { kind: 'other', why: `'${name}' is a class` });
+        this.bindings.set(name, kind === 'function' ? { kind: 'function', name, at: this.at(unparsed[k - 1].from) } : { kind: 'other', why: `'${name}' is a class` });
       }
     }
     // A graph compiled under many names is read once: each name shares its read, so a module of
@@ -288,9 +448,80 @@ class ModuleReader {
         return { ok: false, reason: `'${variable}' is imported from '${binding.from}' at ${binding.at}; the graph is built in another module` };
       case 'other':
         return { ok: false, reason: binding.why };
+      case 'prebuilt':
+        return {
+          ok: false,
+          reason: `'${variable}' is a ${binding.className} (made at ${this.at(binding.call.from)}) that is not compiled: the server takes a compiled graph, so assign its compile() instead`,
+        };
+      case 'function': {
+        // The server calls a callable export, with no argument, and awaits what a coroutine function returns.
+        const required = binding.definition ? parametersOf(binding.definition).filter((p) => p.required) : [];
+        if (required.length > 0)
+          return {
+            ok: false,
+            reason: `'${variable}' is a function (defined at ${binding.at}) that takes ${required.map((p) => `'${this.text(p.name)}'`).join(', ')}, but the server calls it with no argument`,
+          };
+        const called = this.callFactory(binding, true);
+        if (called.kind === 'compiled') return this.readBinding(variable, called, compiled);
+        const what = variable === binding.name ? `'${variable}'` : `'${variable}' is '${binding.name}', which`;
+        const why =
+          called.kind === 'unknown' && called.why
+            ? called.why
+            : called.kind === 'graph'
+              ? `'${binding.name}' returns a StateGraph without compiling it: return its compile()`
+              : 'it returns no compiled graph the reader follows';
+        return { ok: false, reason: `${what} is a function${binding.at ? ` (defined at ${binding.at})` : ''} the server calls at start-up; ${why}` };
+      }
       default:
         return { ok: false, reason: `'${variable}' is not the result of a StateGraph's compile()` };
     }
+  }
+
+  /**
+   * What calling the function `f` returns, its body read as a module is (the module's names as
+   * they are now around it, its parameters unknown): the value of its last top-level `return`.
+   * `awaited` when the caller awaits a coroutine function's result (the server does, for `agent`).
+   */
+  private callFactory(f: FunctionBinding, awaited: boolean): Value {
+    if (!f.definition) return { kind: 'unknown', why: `its body names no StateGraph, add_node() or compile(), so it builds no graph the reader follows` };
+    if (f.async && !awaited) return { kind: 'unknown', why: `'${f.name}' is an async function: calling it gives a coroutine, not a graph` };
+    if (this.depth >= MAX_CALL_DEPTH) return { kind: 'unknown', why: `calls of factories nest deeper than ${MAX_CALL_DEPTH} at ${this.at(f.definition.from)}` };
+    const saved = this.bindings;
+    this.bindings = new Map(saved);
+    this.depth++;
+    try {
+      return this.readBody(f);
+    } finally {
+      this.depth--;
+      this.bindings = saved;
+    }
+  }
+
+  private readBody(f: FunctionBinding): Value {
+    const definition = f.definition!;
+    for (const { name } of parametersOf(definition))
+      this.bindings.set(this.text(name), { kind: 'other', why: `'${this.text(name)}' is a parameter of '${f.name}'` });
+    const body = definition.getChild('Body');
+    for (let statement = body?.firstChild ?? null; statement; statement = statement.nextSibling) {
+      if (statement.name === ':' || statement.name === 'Comment') continue;
+      if (statement.name === 'ReturnStatement') {
+        const value = statement.lastChild && statement.lastChild.name !== 'return' ? statement.lastChild : null;
+        if (!value) return { kind: 'unknown', why: `'${f.name}' returns None at ${this.at(statement.from)}` };
+        const result = this.evaluate(value, 'a function body');
+        if (result.kind === 'compiled' || result.kind === 'graph') return result;
+        return result.kind === 'unknown' && result.why ? result : { kind: 'unknown', why: this.returnsWhat(f, value) };
+      }
+      if (statement.name === 'ScopeStatement')
+        return { kind: 'unknown', why: `'${f.name}' declares ${this.text(statement).slice(0, 40)} at ${this.at(statement.from)}: what it binds is not followed` };
+      const nested = firstReturn(statement);
+      if (nested) return { kind: 'unknown', why: `'${f.name}' returns at ${this.at(nested.from)} inside a block: which value it returns is not followed` };
+      this.readStatement(statement);
+    }
+    return { kind: 'unknown', why: `'${f.name}' has no return statement at the end of its body, so it returns None` };
+  }
+
+  private returnsWhat(f: FunctionBinding, value: SyntaxNode): string {
+    return `'${f.name}' returns ${this.text(value).slice(0, 40)} at ${this.at(value.from)}, which is not the result of a StateGraph's compile()`;
   }
 
   private at(offset: number): string {
@@ -311,6 +542,14 @@ class ModuleReader {
       case 'ExpressionStatement': {
         const expression = statement.firstChild;
         if (expression) this.evaluate(expression, 'an expression');
+        // `(x := …)` binds `x` in the module.
+        const walrus = this.source.indexOf(':=', statement.from);
+        if (walrus >= 0 && walrus < statement.to) this.bindInside(statement, 'an expression');
+        return;
+      }
+      case 'TypeDefinition': {
+        const name = statement.getChild('VariableName');
+        if (name) this.bindings.set(this.text(name), { kind: 'other', why: `'${this.text(name)}' is a type alias` });
         return;
       }
       case 'FunctionDefinition':
@@ -319,19 +558,113 @@ class ModuleReader {
         const definition = statement.name === 'DecoratedStatement' ? (statement.getChild('FunctionDefinition') ?? statement.getChild('ClassDefinition')) : statement;
         const name = definition?.getChild('VariableName');
         this.scan(statement, definition?.name === 'ClassDefinition' ? 'a class body' : 'a function body', name ?? undefined);
-        if (definition && name) {
-          this.bindings.set(
-            this.text(name),
-            definition.name === 'FunctionDefinition' ? { kind: 'function', name: this.text(name) } : { kind: 'other', why: `'${this.text(name)}' is a class` },
-          );
-        }
+        if (definition && name) this.bindings.set(this.text(name), this.definitionBinding(definition, this.text(name), statement.from));
         return;
       }
+      case 'IfStatement':
+        // `if __name__ == "__main__":` alone runs only when the module is run as a script, never on import.
+        if (isMainGuard(statement, this.source)) return;
+        this.scan(statement, 'a block');
+        return this.bindInside(statement, 'an if statement');
       case 'ForStatement':
       case 'WhileStatement':
-        return this.scan(statement, 'a loop');
+        this.scan(statement, 'a loop');
+        return this.bindInside(statement, 'a loop');
+      case 'TryStatement':
+      case 'WithStatement':
+      case 'MatchStatement':
+        this.scan(statement, 'a block');
+        return this.bindInside(statement, statement.name === 'TryStatement' ? 'a try statement' : statement.name === 'WithStatement' ? 'a with statement' : 'a match statement');
       default:
         return this.scan(statement, 'a block');
+    }
+  }
+
+  /** What a `def` or `class` binds its name to: a function (a factory when `isFactoryAt`), or a class. */
+  private definitionBinding(definition: SyntaxNode, name: string, from: number): Binding {
+    if (definition.name !== 'FunctionDefinition') return { kind: 'other', why: `'${name}' is a class` };
+    const binding: FunctionBinding = { kind: 'function', name, at: this.at(from) };
+    if (this.isFactoryAt(definition.from)) {
+      binding.definition = definition;
+      if (definition.firstChild?.name === 'async') binding.async = true;
+    }
+    return binding;
+  }
+
+  /**
+   * The names a compound statement binds in the scope it stands in (assignments, loop targets,
+   * `as` names, imports, definitions and `:=` in its blocks; not inside a nested function, class
+   * or lambda): bound, but to a value not followed, since which branch runs is not known.
+   */
+  private bindInside(statement: SyntaxNode, where: string): void {
+    const at = this.at(statement.from);
+    const bind = (node: SyntaxNode) => {
+      const name = this.text(node);
+      this.bindings.set(name, { kind: 'other', why: `'${name}' is bound inside ${where} (at ${at}), and which value it has once the module is imported is not followed` });
+      this.graphNames.delete(name);
+    };
+    const stack: SyntaxNode[] = [statement];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      switch (node.name) {
+        case 'FunctionDefinition':
+        case 'ClassDefinition': {
+          const name = node.getChild('VariableName');
+          if (name) bind(name);
+          continue;
+        }
+        // A lambda's names are its own (a comprehension's `:=` binds in the scope around it).
+        case 'LambdaExpression':
+          continue;
+        case 'AssignStatement':
+        case 'UpdateStatement': {
+          const children = childrenOf(node);
+          let last = -1;
+          children.forEach((c, i) => {
+            if (c.name === 'AssignOp' || c.name === 'UpdateOp') last = i;
+          });
+          // `x: int` alone annotates, it binds nothing.
+          for (const target of children.slice(0, Math.max(last, 0))) for (const name of targetNames(target)) bind(name);
+          for (const c of children.slice(last + 1)) stack.push(c);
+          continue;
+        }
+        case 'ForStatement': {
+          const children = childrenOf(node);
+          const inAt = children.findIndex((c) => c.name === 'in');
+          for (const target of children.slice(0, Math.max(inAt, 0))) for (const name of targetNames(target)) bind(name);
+          for (const c of children.slice(inAt + 1)) stack.push(c);
+          continue;
+        }
+        case 'ImportStatement': {
+          const children = childrenOf(node);
+          const importAt = children.findIndex((c) => c.name === 'import');
+          for (let i = importAt + 1; i < children.length; i++) {
+            const c = children[i];
+            if (c.name !== 'VariableName') continue;
+            // `import a.b` binds `a`; `... as c` binds `c`.
+            let local = c;
+            while (children[i + 1]?.name === '.' && children[i + 2]?.name === 'VariableName') i += 2;
+            if (children[i + 1]?.name === 'as' && children[i + 2]?.name === 'VariableName') {
+              local = children[i + 2];
+              i += 2;
+            }
+            bind(local);
+          }
+          continue;
+        }
+        case 'NamedExpression':
+          if (node.firstChild?.name === 'VariableName') bind(node.firstChild);
+          break;
+        case 'CapturePattern':
+        case 'AsPattern':
+          for (let c = node.firstChild; c; c = c.nextSibling) if (c.name === 'VariableName') bind(c);
+          break;
+        case 'TryStatement':
+        case 'WithStatement':
+          for (let c = node.firstChild; c; c = c.nextSibling) if (c.name === 'as' && c.nextSibling) for (const name of targetNames(c.nextSibling)) bind(name);
+          break;
+      }
+      for (let c = node.lastChild; c; c = c.prevSibling) stack.push(c);
     }
   }
 
@@ -377,8 +710,8 @@ class ModuleReader {
     if (!value || op !== '=' || targets.some((t) => t.name !== 'VariableName')) {
       // An augmented assignment, a tuple or an attribute target: nothing is bound here that the reader follows.
       this.scan(statement, 'an expression');
-      for (const t of targets)
-        if (t.name === 'VariableName')
+      for (const target of targets)
+        for (const t of targetNames(target))
           this.bindings.set(this.text(t), { kind: 'other', why: `'${this.text(t)}' is assigned at ${this.at(t.from)} from something other than a StateGraph's compile()` });
       return;
     }
@@ -394,8 +727,10 @@ class ModuleReader {
     for (const [i, name] of names.entries()) {
       if (result.kind === 'graph' || result.kind === 'compiled') {
         this.bindings.set(name, { kind: result.kind, graph: result.graph });
-        this.graphNames.add(name);
-      } else if (result.kind === 'tool_node' || result.kind === 'model_node') this.bindings.set(name, result);
+        // A factory's locals are no names of the module's.
+        if (this.depth === 0) this.graphNames.add(name);
+      } else if (result.kind === 'tool_node' || result.kind === 'model_node' || result.kind === 'function' || result.kind === 'prebuilt' || result.kind === 'sequence')
+        this.bindings.set(name, result);
       else if (result.kind === 'unknown')
         this.bindings.set(name, { kind: 'other', why: result.why ?? `'${name}' is assigned at ${this.at(targets[i].from)} from something other than a StateGraph's compile()` });
     }
@@ -427,15 +762,31 @@ class ModuleReader {
     if (current.name === 'CallExpression') {
       const args = current.getChild('ArgList');
       if (args) this.scan(args, where);
-      const name = this.dottedName(current.firstChild!)?.split('.').pop();
-      if (name === 'StateGraph') state = { kind: 'graph', graph: { variable: '', nodes: new Map(), sites: [] }, fresh: true };
+      const callee = current.firstChild!;
+      const name = this.calleeName(callee);
+      const bound = callee.name === 'VariableName' ? this.bindings.get(this.text(callee)) : undefined;
+      if (bound?.kind === 'function') {
+        state = this.callFactory(bound, false);
+        // A graph the factory made is the caller's to name; one of the module's it returns is that one still.
+        if (state.kind === 'graph') state = { ...state, fresh: state.graph.depth > this.depth };
+      } else if (name === 'StateGraph') state = { kind: 'graph', graph: { variable: '', nodes: new Map(), sites: [], depth: this.depth }, fresh: true };
       else if (name === 'ToolNode') state = { kind: 'tool_node', name };
-      else if (name === 'Agent') state = { kind: 'model_node', name };
+      else if (name === 'Agent') state = { kind: 'model_node', name, ...this.ownsToolNode(current) };
+      else if (name !== undefined && name in PREBUILT_AGENTS && this.isPrebuiltClass(callee)) {
+        const at = callee.name === 'MemberExpression' && callee.getChild('[') ? callee.firstChild! : callee;
+        const last = at.name === 'MemberExpression' ? (at.lastChild ?? at) : at;
+        state = { kind: 'prebuilt', className: name, agent: PREBUILT_AGENTS[name], call: current, nameFrom: last.from, nameTo: last.to };
+      }
+    } else if (current.name === 'ArrayExpression' || current.name === 'TupleExpression' || (current.name === 'ParenthesizedExpression' && current.getChild(')')?.from === current.from + 1)) {
+      this.scan(current, where);
+      const items = childrenOf(current).filter((c) => !['[', ']', '(', ')', ','].includes(c.name));
+      // A starred item may unpack an empty list.
+      state = items.some((c) => c.name === '*') ? { kind: 'unknown' } : { kind: 'sequence', empty: items.length === 0 };
     } else if (current.name === 'VariableName') {
       const name = this.text(current);
       const bound = this.bindings.get(name);
       if (bound?.kind === 'graph') state = { kind: 'graph', graph: bound.graph, fresh: false };
-      else if (bound?.kind === 'compiled') state = bound;
+      else if (bound?.kind === 'compiled' || bound?.kind === 'prebuilt' || ((bound?.kind === 'function' || bound?.kind === 'sequence') && calls.length === 0)) state = bound;
       else if (bound?.kind === 'imported' && calls.some((c) => c.method === 'compile'))
         state = { kind: 'unknown', why: `the graph '${name}' is imported from '${bound.from}' at ${bound.at}; the graph is built in another module` };
     } else this.scan(current, where);
@@ -445,7 +796,13 @@ class ModuleReader {
         continue;
       }
       this.scan(args, where);
-      if (state.kind === 'graph' && method === 'compile') state = { kind: 'compiled', graph: state.graph };
+      if (state.kind === 'graph' && method === 'compile') {
+        state.graph.compiled = true;
+        state = { kind: 'compiled', graph: state.graph };
+      } else if (state.kind === 'prebuilt' && method === 'compile') {
+        // Each compile() builds a new graph from the agent's arguments.
+        state = { kind: 'compiled', graph: this.prebuiltGraph(state, args) };
+      }
       else if (state.kind === 'graph' || state.kind === 'compiled') {
         // What other methods return is not known: a chain that goes on to add nodes cannot be followed.
         const next = calls.slice(i + 1).find((c) => NODE_METHODS.has(c.method) || c.method === 'compile');
@@ -558,7 +915,7 @@ class ModuleReader {
   private kindOf(value: SyntaxNode): NodeKind {
     if (value.name === 'LambdaExpression') return 'function_node';
     if (value.name === 'CallExpression') {
-      const callee = this.dottedName(value.firstChild!)?.split('.').pop();
+      const callee = this.calleeName(value.firstChild!);
       return callee === 'ToolNode' ? 'tool_node' : callee === 'Agent' ? 'model_node' : 'unknown';
     }
     return value.name === 'VariableName' ? this.kindOfName(this.text(value)) : 'unknown';
@@ -579,13 +936,194 @@ class ModuleReader {
     return parts.join('.');
   }
 
+  /**
+   * The last name of a call's callee when it is a dotted name, type arguments aside
+   * (`StateGraph[AgentState]` is `StateGraph`, as 10xGraph's generic form reads); undefined otherwise.
+   */
+  private calleeName(callee: SyntaxNode): string | undefined {
+    let node = callee;
+    if (node.name === 'MemberExpression' && node.getChild('[') && node.firstChild) node = node.firstChild;
+    return this.dottedName(node)?.split('.').pop();
+  }
+
+  /**
+   * Whether a call's callee names one of 10xGraph's prebuilt agent classes: imported from its
+   * package (`from tenxgraph.prebuilt.agent import ReactAgent`), or that package's dotted path. A
+   * class of the same name defined in the module or imported from elsewhere is not one.
+   */
+  private isPrebuiltClass(callee: SyntaxNode): boolean {
+    const node = callee.name === 'MemberExpression' && callee.getChild('[') && callee.firstChild ? callee.firstChild : callee;
+    const dotted = this.dottedName(node);
+    if (dotted === undefined) return false;
+    const parts = dotted.split('.');
+    const bound = this.bindings.get(parts[0]);
+    if (parts.length === 1) return bound?.kind === 'imported' && isPrebuiltModule(bound.from);
+    // `tenxgraph.prebuilt.agent.ReactAgent` after `import tenxgraph`, or `prebuilt.ReactAgent` after `from tenxgraph import prebuilt`.
+    const path = bound?.kind === 'imported' ? `${bound.from}.${bound.name}.${parts.slice(1, -1).join('.')}` : parts.slice(0, -1).join('.');
+    return isPrebuiltModule(path.replace(/\.+$/, ''));
+  }
+
+  /**
+   * Whether a callee is one of 10xGraph's observability helpers (`setup_logfire(graph, …)`,
+   * `setup_langsmith`, `setup_observability`, `setup_tracing`), imported from its package: they attach a publisher
+   * to the graph they are given and add no node, so passing the graph to them keeps it read.
+   */
+  private isObservabilityCall(callee: SyntaxNode): boolean {
+    const dotted = this.dottedName(callee);
+    if (dotted === undefined) return false;
+    const parts = dotted.split('.');
+    if (!OBSERVABILITY_CALLS.has(parts[parts.length - 1])) return false;
+    const bound = this.bindings.get(parts[0]);
+    const module = bound?.kind === 'imported' ? (parts.length === 1 ? bound.from : `${bound.from}.${bound.name}`) : parts.slice(0, -1).join('.');
+    return /^(?:tenxgraph|agentflow)(?:\.|$)/.test(module);
+  }
+
+  /** The keyword arguments of a call (by name) and its positional ones; `unpacked` when it passes `*args` or `**kwargs`. */
+  private argumentsOf(call: SyntaxNode): { keywords: Map<string, SyntaxNode>; positional: SyntaxNode[]; unpacked: boolean } {
+    const keywords = new Map<string, SyntaxNode>();
+    const positional: SyntaxNode[] = [];
+    let unpacked = false;
+    const args = call.name === 'ArgList' ? call : call.getChild('ArgList');
+    const list = args ? childrenOf(args).filter((c) => c.name !== '(' && c.name !== ')') : [];
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i];
+      if (c.name === ',') continue;
+      if (c.name === '*' || c.name === '**') {
+        unpacked = true;
+        i++;
+      } else if (c.name === 'VariableName' && list[i + 1]?.name === 'AssignOp' && list[i + 2]) {
+        keywords.set(this.text(c), list[i + 2]);
+        i += 2;
+      } else positional.push(c);
+    }
+    return { keywords, positional, unpacked };
+  }
+
+  /** Whether an `Agent(...)` call owns a ToolNode (its `tool_node` is one; a name or none is not), when the call says. */
+  private ownsToolNode(call: SyntaxNode): { ownsToolNode?: boolean } {
+    const { keywords, unpacked } = this.argumentsOf(call);
+    // Memory and skills may make the agent a ToolNode of its own.
+    if (unpacked || keywords.has('memory') || keywords.has('skills')) return {};
+    const value = keywords.get('tool_node');
+    if (!value || value.name === 'None' || value.name === 'String') return { ownsToolNode: false };
+    const kind = this.kindOf(value);
+    return kind === 'tool_node' ? { ownsToolNode: true } : {};
+  }
+
+  /**
+   * The graph a prebuilt agent's `compile()` builds (`PREBUILT_AGENTS`), from its constructor's
+   * arguments: each node of the table whose condition holds, under its name or the literal that
+   * renames it, and the members of a team. Unread, with the argument, when an argument the nodes
+   * depend on is not one the reader follows.
+   */
+  private prebuiltGraph(value: PrebuiltValue, compileArgs: SyntaxNode): GraphState {
+    const graph: GraphState = { variable: '', nodes: new Map(), sites: [], depth: this.depth, compiled: true };
+    const { agent, className } = value;
+    const where = this.at(value.call.from);
+    const { keywords, positional, unpacked } = this.argumentsOf(value.call);
+    if (unpacked) {
+      this.unread(graph, `${className}() at ${where} takes unpacked arguments, and its nodes depend on them`);
+      return graph;
+    }
+    const argument = (name: string): SyntaxNode | undefined => {
+      const i = agent.parameters.indexOf(name);
+      return keywords.get(name) ?? (i >= 0 ? positional[i] : undefined);
+    };
+    const add = (name: string, kind: NodeKind, from: number, to: number) => {
+      graph.nodes.set(name, kind);
+      const p = this.lines.positionAt(from);
+      graph.sites.push({ name, kind, method: 'prebuilt', line: p.line + 1, column: p.character + 1, offset: from, nameOffset: from, nameLength: to - from });
+    };
+    // The older API: `ReactAgent()` without a model, its nodes given to `compile(main_node, tool_node)`.
+    if (className === 'ReactAgent' && positional.length === 0 && !keywords.has('model')) {
+      const compiled = this.argumentsOf(compileArgs);
+      for (const [i, node] of LEGACY_REACT_NODES.entries()) {
+        const given = compiled.keywords.get(node.parameter) ?? compiled.positional[i];
+        if (!given) continue;
+        const named = given.name === 'TupleExpression' || given.name === 'ParenthesizedExpression' ? childrenOf(given).find((c) => c.name === 'String' || c.name === 'ContinuedString') : undefined;
+        const literal = named ? this.stringValue(named) : undefined;
+        if (named && literal === undefined) {
+          this.unread(graph, `${className}().compile() at ${where} names its ${node.parameter} with ${this.text(named).slice(0, 40)}, which is not a plain string literal`);
+          return graph;
+        }
+        add(literal ?? node.name, node.kind, named ? named.from : value.nameFrom, named ? named.to : value.nameTo);
+      }
+      return graph;
+    }
+    for (const node of agent.nodes) {
+      const holds = node.when ? this.conditionHolds(node.when, argument) : true;
+      if (typeof holds === 'string') {
+        this.unread(graph, `whether ${className}() at ${where} adds its ${node.name} node depends on ${holds}, which the reader does not follow`);
+        return graph;
+      }
+      if (!holds) continue;
+      const renamed = node.renamedBy ? keywords.get(node.renamedBy) : undefined;
+      const literal = renamed ? this.stringValue(renamed) : undefined;
+      if (renamed && literal === undefined) {
+        this.unread(graph, `${className}() at ${where} names its ${node.name} node with ${node.renamedBy}=${this.text(renamed).slice(0, 40)}, which is not a string literal`);
+        return graph;
+      }
+      add(literal ?? node.name, node.kind, renamed ? renamed.from : value.nameFrom, renamed ? renamed.to : value.nameTo);
+    }
+    if (agent.members) {
+      const members = argument(agent.members.argument);
+      const why = members ? this.addMembers(members, agent.members.toolSuffix, add) : `${agent.members.argument}= is not given`;
+      if (why) this.unread(graph, `${className}() at ${where} takes its members from ${agent.members.argument}=, and ${why}`);
+    }
+    return graph;
+  }
+
+  /** Whether a node's condition holds of a prebuilt agent's arguments; a string (the argument) when it cannot be told. */
+  private conditionHolds(when: PrebuiltCondition, argument: (name: string) => SyntaxNode | undefined): boolean | string {
+    for (const name of when.present ?? []) {
+      const given = argument(name);
+      if (given && given.name !== 'None') return true;
+    }
+    for (const name of when.nonEmpty ?? []) {
+      const given = argument(name);
+      if (!given || given.name === 'None') continue;
+      const value = this.evaluate(given, 'an argument');
+      if (value.kind !== 'sequence') return `${name}=${this.text(given).slice(0, 40)}`;
+      if (!value.empty) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The members of a prebuilt team (a dict literal of string keys to `WorkerConfig(agent=...)` or
+   * `SwarmMemberConfig(agent=...)`): each key a node, and `<KEY><suffix>` a ToolNode when its agent
+   * owns one. Why not, when they cannot be read.
+   */
+  private addMembers(members: SyntaxNode, suffix: string, add: (name: string, kind: NodeKind, from: number, to: number) => void): string | undefined {
+    if (members.name !== 'DictionaryExpression') return `${this.text(members).slice(0, 40)} is not a dict literal`;
+    const entries = childrenOf(members).filter((c) => c.name !== '{' && c.name !== '}');
+    for (let i = 0; i < entries.length; i++) {
+      const key = entries[i];
+      if (key.name === ',') continue;
+      const literal = this.stringValue(key);
+      if (literal === undefined || entries[i + 1]?.name !== ':' || !entries[i + 2]) return `the key ${this.text(key).slice(0, 40)} is not a string literal`;
+      const config = entries[i + 2];
+      i += 2;
+      add(literal, 'model_node', key.from, key.to);
+      let agentValue: SyntaxNode | undefined;
+      if (config.name === 'CallExpression') {
+        const { keywords, positional } = this.argumentsOf(config);
+        agentValue = keywords.get('agent') ?? positional[0];
+      }
+      const member = agentValue ? this.evaluate(agentValue, 'an argument') : undefined;
+      if (member?.kind !== 'model_node' || member.ownsToolNode === undefined) return `whether '${literal}' has a ${literal}${suffix} node (its agent's ToolNode) is not known`;
+      if (member.ownsToolNode) add(`${literal}${suffix}`, 'tool_node', key.from, key.to);
+    }
+    return undefined;
+  }
+
   /** Whether `callee` (a MemberExpression) is a dotted constructor name such as `tenxgraph.core.graph.StateGraph`. */
   private isConstructor(callee: SyntaxNode): boolean {
-    const name = this.dottedName(callee);
+    const name = this.dottedName(callee.getChild('[') && callee.firstChild ? callee.firstChild : callee);
     if (name === undefined) return false;
     const last = name.split('.').pop();
     const head = this.bindings.get(name.split('.')[0]);
-    return (last === 'StateGraph' || last === 'ToolNode' || last === 'Agent') && head?.kind !== 'graph' && head?.kind !== 'compiled';
+    return (last === 'StateGraph' || last === 'ToolNode' || last === 'Agent' || (last !== undefined && last in PREBUILT_AGENTS)) && head?.kind !== 'graph' && head?.kind !== 'compiled';
   }
 
   /** The value of a Python string literal (or implicitly joined literals); undefined for an f-string, bytes or a `\N{...}` escape. */
@@ -639,8 +1177,149 @@ class ModuleReader {
     const local = where === 'a function body' || where === 'a class body';
     // `f(graph=...)` names a parameter; `graph = ...` in a function binds a local.
     if (use.nextSibling?.name === 'AssignOp' && (parent?.name === 'ArgList' || local)) return;
-    this.unread(bound.graph, `the graph '${this.text(use)}' is used as a value at ${this.at(use.from)} (passed or assigned in ${where})`);
+    const when = bound.graph.compiled ? 'after' : 'before';
+    const call = parent?.name === 'ArgList' ? parent.parent : null;
+    const callee = call?.name === 'CallExpression' && call.firstChild ? this.text(call.firstChild).slice(0, 40) : undefined;
+    if (call?.firstChild && this.isObservabilityCall(call.firstChild)) return;
+    if (callee !== undefined)
+      this.unread(bound.graph, `the graph '${this.text(use)}' is passed to ${callee}() at ${this.at(call!.from)} ${when} compile(), and what that call does to it is not known`);
+    else this.unread(bound.graph, `the graph '${this.text(use)}' is used as a value at ${this.at(use.from)} (passed or assigned in ${where})`);
   }
+}
+
+/** The parameters of a function definition: each name, and whether a call must pass it (no default, not `*args` or `**kwargs`). */
+function parametersOf(definition: SyntaxNode): Array<{ name: SyntaxNode; required: boolean }> {
+  const params = definition.getChild('ParamList');
+  const found: Array<{ name: SyntaxNode; required: boolean }> = [];
+  if (!params) return found;
+  for (let c = params.firstChild; c; c = c.nextSibling) {
+    if (c.name !== 'VariableName') continue;
+    const before = c.prevSibling?.name;
+    if (before !== '(' && before !== ',' && before !== '*' && before !== '**') continue;
+    let after = c.nextSibling;
+    if (after?.name === 'TypeDef') after = after.nextSibling;
+    found.push({ name: c, required: before !== '*' && before !== '**' && after?.name !== 'AssignOp' });
+  }
+  return found;
+}
+
+/** The names an assignment target binds: a name, or the names of a tuple or list of targets (`a, (b, *c) = …`); none for an attribute or a subscript. */
+function targetNames(target: SyntaxNode): SyntaxNode[] {
+  const names: SyntaxNode[] = [];
+  const stack = [target];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.name === 'VariableName') names.push(node);
+    else if (node.name === 'TupleExpression' || node.name === 'ArrayExpression' || node.name === 'ParenthesizedExpression' || node.name === 'StarExpression')
+      for (let c = node.firstChild; c; c = c.nextSibling) stack.push(c);
+  }
+  return names;
+}
+
+/** The first `return` inside a compound statement (not inside a function or class it defines), if any. */
+function firstReturn(statement: SyntaxNode): SyntaxNode | undefined {
+  if (!statement.getChild('Body') && statement.name !== 'MatchStatement') return undefined;
+  const stack = [statement];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.name === 'ReturnStatement') return node;
+    if (node !== statement && (node.name === 'FunctionDefinition' || node.name === 'ClassDefinition' || node.name === 'LambdaExpression')) continue;
+    for (let c = node.lastChild; c; c = c.prevSibling) stack.push(c);
+  }
+  return undefined;
+}
+
+/** Whether an `if` statement is `if __name__ == "__main__":` (either side, either quote) with no `elif` or `else`. */
+function isMainGuard(statement: SyntaxNode, source: string): boolean {
+  if (statement.getChild('elif') || statement.getChild('else')) return false;
+  const condition = statement.firstChild?.nextSibling;
+  if (!condition) return false;
+  const text = source.slice(condition.from, condition.to).replace(/\s+/g, '').replace(/'/g, '"');
+  return text === '__name__=="__main__"' || text === '"__main__"==__name__';
+}
+
+/** The nodes a parse accepts that Python's compiler may refuse, by where they stand (see `refusalOf`). */
+const REFUSABLE = new Set(['AwaitExpression', 'YieldExpression', 'YieldStatement', 'ReturnStatement', 'BreakStatement', 'ContinueStatement', 'PrintStatement', 'ScopeStatement', 'async']);
+
+/** The scope a node stands in: an `async def`'s body, another function's (or a lambda's), a class body, or the module's. */
+function scopeOf(node: SyntaxNode): 'async' | 'function' | 'class' | 'module' {
+  let child = node;
+  for (let p = node.parent; p; child = p, p = p.parent) {
+    if (p.name === 'LambdaExpression' && child.name !== 'ParamList') return 'function';
+    if (child.name !== 'Body') continue;
+    // A def's defaults and decorators, and a class's bases, stand in the scope around it: only the body counts.
+    if (p.name === 'FunctionDefinition') return p.firstChild?.name === 'async' ? 'async' : 'function';
+    if (p.name === 'ClassDefinition') return 'class';
+  }
+  return 'module';
+}
+
+/** Whether a `break` or `continue` stands in a loop's body (not its `else`), inside the function or class it is in. */
+function inLoop(node: SyntaxNode): boolean {
+  let child = node;
+  for (let p = node.parent; p; child = p, p = p.parent) {
+    if (child.name !== 'Body') continue;
+    if (p.name === 'ForStatement' || p.name === 'WhileStatement') {
+      if (p.getChild('Body')?.from === child.from) return true;
+    } else if (p.name === 'FunctionDefinition' || p.name === 'ClassDefinition') return false;
+  }
+  return false;
+}
+
+/**
+ * What Python's compiler says of `node` (one of `REFUSABLE`) where it stands, when it refuses the
+ * module for it (the parse accepts these anywhere): `await` outside an `async def`, `yield` or
+ * `return` outside a function, `break` outside a loop, Python 2's `print` statement. Undefined
+ * when Python accepts it. Asynchronous generator expressions are left alone (their rules vary by version).
+ */
+function refusalOf(node: SyntaxNode): string | undefined {
+  switch (node.name) {
+    case 'PrintStatement':
+      return "Missing parentheses in call to 'print'";
+    case 'AwaitExpression': {
+      const scope = scopeOf(node);
+      return scope === 'async' ? undefined : scope === 'function' ? "'await' outside async function" : "'await' outside function";
+    }
+    case 'YieldExpression':
+    case 'YieldStatement': {
+      const scope = scopeOf(node);
+      return scope === 'module' || scope === 'class' ? "'yield' outside function" : undefined;
+    }
+    case 'ReturnStatement': {
+      const scope = scopeOf(node);
+      return scope === 'module' || scope === 'class' ? "'return' outside function" : undefined;
+    }
+    case 'BreakStatement':
+      return inLoop(node) ? undefined : "'break' outside loop";
+    case 'ContinueStatement':
+      return inLoop(node) ? undefined : "'continue' not properly in loop";
+    case 'ScopeStatement':
+      return node.firstChild?.name === 'nonlocal' && scopeOf(node) === 'module' ? 'nonlocal declaration not allowed at module level' : undefined;
+    case 'async': {
+      const parent = node.parent;
+      if (!parent || scopeOf(parent) === 'async') return undefined;
+      if (parent.name === 'ForStatement') return "'async for' outside async function";
+      if (parent.name === 'WithStatement') return "'async with' outside async function";
+      if (parent.name === 'ArrayComprehensionExpression' || parent.name === 'SetComprehensionExpression' || parent.name === 'DictionaryComprehensionExpression')
+        return 'asynchronous comprehension outside of an asynchronous function';
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A tree parsed over ranges that start at `from` counts its positions from there: the same tree
+ * inside one that starts at the module's start, so that every position is an offset in the module.
+ */
+function atOffset(tree: Tree, from: number): Tree {
+  return from === 0 ? tree : new Tree(NodeType.none, [tree], [from], from + tree.length);
+}
+
+/** The parse's Script node (inside the wrapper `atOffset` may have put around it). */
+function scriptOf(tree: Tree): SyntaxNode {
+  const top = tree.topNode;
+  return top.type === NodeType.none ? top.firstChild! : top;
 }
 
 /** The expression inside parentheses (`(a.b())` is `a.b()`), however many; a tuple or anything else as it is. */

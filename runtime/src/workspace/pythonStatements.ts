@@ -11,7 +11,7 @@ export interface TopLevelStatement {
   from: number;
   to: number;
   /** For a function or class definition whose name could be read from its header. */
-  definition?: { name: string; kind: 'function' | 'class' };
+  definition?: { name: string; kind: 'function' | 'class'; async?: true };
   /** For a statement that is one `NAME.add_node(...)` or `NAME.override_node(...)` call of the plainest form (see `nodeCallAt`). */
   nodeCall?: NodeCall;
 }
@@ -317,6 +317,7 @@ export function isPythonNameChar(code: number): boolean {
 /** `def NAME(`, `async def NAME(`, `class NAME(`/`:` (or with type parameters `[`) at `at`: the name and kind; undefined for anything else. */
 function definitionAt(source: string, at: number): TopLevelStatement['definition'] {
   let kind: 'function' | 'class';
+  let isAsync = false;
   let i = keywordEnd(source, at, 'class');
   if (i >= 0) kind = 'class';
   else {
@@ -324,6 +325,7 @@ function definitionAt(source: string, at: number): TopLevelStatement['definition
     if (i < 0) {
       const async = keywordEnd(source, at, 'async');
       i = async < 0 ? -1 : keywordEnd(source, async, 'def');
+      isAsync = i >= 0;
     }
     if (i < 0) return undefined;
     kind = 'function';
@@ -334,7 +336,8 @@ function definitionAt(source: string, at: number): TopLevelStatement['definition
   const name = source.slice(start, i);
   i = skipBlanks(source, i);
   const next = source[i];
-  return next === '(' || next === '[' || (kind === 'class' && next === ':') ? { name, kind } : undefined;
+  if (!(next === '(' || next === '[' || (kind === 'class' && next === ':'))) return undefined;
+  return isAsync ? { name, kind, async: true } : { name, kind };
 }
 
 /** After `keyword` and the blanks (at least one) that follow it at `at`: the offset; -1 when it is not there. */
@@ -366,6 +369,35 @@ export function insideSpan(spans: number[], at: number): boolean {
     else hi = mid;
   }
   return lo < spans.length / 2 && spans[2 * lo] <= at;
+}
+
+/**
+ * The statements among `statements` (in order, apart) whose code uses one of `words` as a whole
+ * name: not inside `nonCode` (comments and plain strings). One search of the text per word.
+ */
+export function statementsMentioning(source: string, words: readonly string[], statements: readonly TopLevelStatement[], nonCode: number[]): Set<TopLevelStatement> {
+  const found = new Set<TopLevelStatement>();
+  if (statements.length === 0) return found;
+  for (const word of words) {
+    for (let at = source.indexOf(word); at >= 0; at = source.indexOf(word, at + word.length)) {
+      if (isPythonNameChar(source.charCodeAt(at - 1)) || isPythonNameChar(source.charCodeAt(at + word.length)) || insideSpan(nonCode, at)) continue;
+      // The statement holding `at`, if any: a binary search.
+      let lo = 0;
+      let hi = statements.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (statements[mid].from <= at) lo = mid;
+        else hi = mid - 1;
+      }
+      const statement = statements[lo];
+      if (statement.from <= at && at < statement.to) {
+        found.add(statement);
+        // On past this statement: one hit is enough.
+        at = statement.to - word.length;
+      }
+    }
+  }
+  return found;
 }
 
 /** How many calls are chained on another call's result in `[from, to)` (each `).name`, blanks, comments and line breaks allowed before the dot), strings and comments aside. */

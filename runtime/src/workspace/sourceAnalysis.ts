@@ -468,7 +468,112 @@ function callOpen(tokens: readonly Token[], i: number): number {
   return tokens[after]?.text === '(' && tokens[after].type === T.Punct ? after : -1;
 }
 
-const METHODS: ReadonlySet<string> = new Set(['registerToolHandler', 'addNode']);
+const METHODS: ReadonlySet<string> = new Set(['registerToolHandler', 'registerTool', 'addNode']);
+
+// How many initializers a registration's name is followed through (`registerTool(tool)`, `registerToolHandler(tool.name, …)`, `const NAME = 'x'`).
+const MAX_NAME_DEPTH = 3;
+
+/**
+ * The name a registration gives, read from the tokens `[from, end)` of an argument:
+ * `registerToolHandler`'s first argument (a literal, a `const` holding one, or `tool.name` of a
+ * `const tool = { name: '…' }`), or `registerTool`'s one (an object literal with a `name`, or a
+ * `const` holding one). A name that cannot be followed to one literal is computed (`name`
+ * undefined, the site the argument itself), so that nothing is judged from it.
+ */
+function registrationName(
+  tokens: readonly Token[],
+  from: number,
+  end: number,
+  method: 'registerToolHandler' | 'registerTool',
+  initializers: ReadonlyMap<string, number>,
+  text: string,
+  lineStarts: readonly number[],
+): SourceName {
+  const computed = nameOf(tokens, from, end, text, lineStarts);
+  const literal = method === 'registerTool' ? objectName(tokens, from, end, initializers, text, 0) : nameValue(tokens, from, end, initializers, text, 0);
+  return literal === undefined ? { ...computed, name: undefined, inner: undefined, exact: false } : nameOf(tokens, literal, literal + 1, text, lineStarts);
+}
+
+/**
+ * The end of the expression an initializer holds from token `at`: its `;`, `,` or closing bracket
+ * at its own level, or (without semicolons) a line break before a word that cannot go on with it.
+ */
+function initializerEnd(tokens: readonly Token[], at: number, text: string): number {
+  let j = at;
+  while (j < tokens.length) {
+    const t = tokens[j];
+    if (t.type === T.Punct && (t.text === ';' || t.text === ',' || t.text === ')' || t.text === ']' || t.text === '}')) break;
+    if (j > at && t.type === T.Word && !TYPE_WRAPPERS.has(t.text) && t.text !== 'instanceof' && t.text !== 'in' && text.slice(tokens[j - 1].end, t.start).includes('\n')) break;
+    if (t.match > j) j = t.match + (t.type === T.Template ? 0 : 1);
+    else j++;
+  }
+  return j;
+}
+
+/** `[from, end)` without a trailing `as const` / `as T` / `satisfies T` (`'x' as const` is `'x'`). */
+function withoutTypeWrapper(tokens: readonly Token[], from: number, end: number): number {
+  for (let j = from + 1; j < end; j++) if (tokens[j].type === T.Word && TYPE_WRAPPERS.has(tokens[j].text)) return j;
+  return end;
+}
+
+/** The token of the one string literal `[from, end)` is or holds (through `const` initializers and `x.name`); undefined when computed. */
+function nameValue(tokens: readonly Token[], from: number, end: number, initializers: ReadonlyMap<string, number>, text: string, depth: number): number | undefined {
+  if (depth > MAX_NAME_DEPTH) return undefined;
+  const stop = withoutTypeWrapper(tokens, from, end);
+  const first = tokens[from];
+  if (stop === from + 1) {
+    if (literalOf(first) !== undefined) return from;
+    if (first.type === T.Word && isIdentifier(first.text)) {
+      const init = initializers.get(first.text);
+      return init === undefined || init < 0 ? undefined : nameValue(tokens, init, initializerEnd(tokens, init, text), initializers, text, depth + 1);
+    }
+    return undefined;
+  }
+  // `tool.name`, with `tool` a `const` holding an object literal.
+  if (stop === from + 3 && first.type === T.Word && tokens[from + 1].text === '.' && tokens[from + 2].text === 'name') {
+    const init = initializers.get(first.text);
+    return init === undefined || init < 0 ? undefined : objectName(tokens, init, initializerEnd(tokens, init, text), initializers, text, depth + 1);
+  }
+  return undefined;
+}
+
+/**
+ * The token of the literal `name` of the object `[from, end)` is or holds: an object literal's own
+ * `name: '…'` (a spread after it, or none with a spread before it, makes it computed), or a `const` holding one.
+ */
+function objectName(tokens: readonly Token[], from: number, end: number, initializers: ReadonlyMap<string, number>, text: string, depth: number): number | undefined {
+  if (depth > MAX_NAME_DEPTH) return undefined;
+  const stop = withoutTypeWrapper(tokens, from, end);
+  const first = tokens[from];
+  if (stop === from + 1 && first.type === T.Word && isIdentifier(first.text)) {
+    const init = initializers.get(first.text);
+    return init === undefined || init < 0 ? undefined : objectName(tokens, init, initializerEnd(tokens, init, text), initializers, text, depth + 1);
+  }
+  if (first.text !== '{' || first.type !== T.Punct || first.match !== stop - 1) return undefined;
+  const close = first.match;
+  let name: number | undefined;
+  let computed = false;
+  for (let j = from + 1; j < close; ) {
+    const next = argumentEnd(tokens, j, close);
+    const key = tokens[j];
+    if (key.text === '.' && tokens[j + 1]?.text === '.' && tokens[j + 2]?.text === '.') {
+      // A spread may hold a `name` of its own, which a later `name` overrides.
+      computed = true;
+      name = undefined;
+    } else if ((key.type === T.Word ? key.text : literalOf(key)) === 'name') {
+      if (tokens[j + 1]?.text === ':' && j + 2 < next) {
+        name = nameValue(tokens, j + 2, next, initializers, text, depth + 1);
+        computed = name === undefined;
+      } else {
+        // `{ name }` or `name() {}`: a value read elsewhere.
+        name = undefined;
+        computed = true;
+      }
+    }
+    j = next + 1;
+  }
+  return computed ? undefined : name;
+}
 
 /**
  * Reads one source text: its exports, the nodes it adds and the handlers it registers. Never
@@ -480,9 +585,11 @@ export function analyzeSource(text: string): SourceAnalysis {
   const handlers: SourceName[] = [];
   const nodes: SourceNode[] = [];
   // Worth a second look only when a call's name occurs at all (most files mention neither).
-  if (text.includes('registerToolHandler') || text.includes('addNode')) {
+  if (text.includes('registerTool') || text.includes('addNode')) {
     const initializers = new Map<string, number>();
     const adds: Array<{ site: SourceName; value: number }> = [];
+    // Read once every `const` is known: a tool may be declared below the function that registers it.
+    const registrations: Array<{ method: 'registerToolHandler' | 'registerTool'; first: number; end: number }> = [];
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i];
       if (t.type === T.Word && DECLARATIONS.has(t.text) && isIdentifier(tokens[i + 1]?.text) && tokens[i + 1].type === T.Word) {
@@ -507,9 +614,16 @@ export function analyzeSource(text: string): SourceAnalysis {
       if (first === close || tokens[first].text === '.') continue;
       const end = argumentEnd(tokens, first, close);
       if (end === first) continue;
-      const site = nameOf(tokens, first, end, text, lineStarts);
-      if (method === 'registerToolHandler') handlers.push(site);
-      else adds.push({ site, value: end < close ? end + 1 : -1 });
+      if (method === 'addNode') adds.push({ site: nameOf(tokens, first, end, text, lineStarts), value: end < close ? end + 1 : -1 });
+      else registrations.push({ method: method as 'registerToolHandler' | 'registerTool', first, end });
+    }
+    const sites = new Set<number>();
+    for (const { method, first, end } of registrations) {
+      const site = registrationName(tokens, first, end, method, initializers, text, lineStarts);
+      // One tool registered twice through its `const` (`registerTool(tool)` and `registerToolHandler(tool.name, …)`) is one name at one place.
+      if (site.name !== undefined && sites.has(site.offset)) continue;
+      sites.add(site.offset);
+      handlers.push(site);
     }
     const known = new Map<number, NodeKind>();
     for (const { site, value } of adds) nodes.push({ ...site, kind: value === -1 || value >= tokens.length ? 'unknown' : kindAt(tokens, value, initializers, known) });
