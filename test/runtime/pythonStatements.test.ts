@@ -256,20 +256,48 @@ describe('readPythonModule reads as a parse of the whole module does', () => {
       'graph.add_node("ÉTAPE", lookup)\n',
       'graph.add_node(f"F_{1}", lookup)\n',
       'app = graph.compile()\n',
+      // Factories, prebuilt agents, names bound in blocks, what Python refuses.
+      'def build():\n    g = StateGraph()\n    g.add_node("F", lookup)\n    return g.compile()\n',
+      'async def build():\n    g = StateGraph()\n    return g\n',
+      'factory_app = build()\n',
+      'react = ReactAgent(model="m", tools=[lookup])\n',
+      'app = react.compile()\n',
+      'try:\n    app = graph.compile()\nexcept ImportError:\n    pass\n',
+      'if __name__ == "__main__":\n    graph.add_node("SCRIPT", lookup)\n',
+      'def waits():\n    await something()\n',
+      'result = await app.ainvoke({})\n',
+      'with open("x") as handle:\n    graph = StateGraph()\n',
+      'graph = StateGraph[dict](dict())\n',
     ];
+    // What comes before the graph: the partial parse must place every text where it is.
+    const prefixes = ['', '\n', '# a comment\n\n', '"""The module."""\n', 'def first(x):\n    return x\n', '\n\ndef first(x):\n    return x\n\n'];
     let read = 0;
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 14 }), (chosen) => {
-        const source = `from tenxgraph.core.graph import StateGraph, ToolNode, Agent\ngraph = StateGraph()\n${chosen.join('')}app = graph.compile()\n`;
+      fc.property(fc.constantFrom(...prefixes), fc.array(fc.constantFrom(...pieces), { maxLength: 14 }), (prefix, chosen) => {
+        const source = `${prefix}from tenxgraph.core.graph import StateGraph, ToolNode, Agent\nfrom tenxgraph.prebuilt.agent import ReactAgent\ngraph = StateGraph()\n${chosen.join('')}app = graph.compile()\n`;
         assert.deepEqual(readPythonModule(source), readPythonModuleWhole(source));
         if (readPythonGraph(source, 'app').ok) read++;
       }),
-      { seed: 20, numRuns: 300 },
+      { seed: 20, numRuns: 400 },
     );
     // The pieces make both outcomes common: graphs read exactly and graphs that are not.
-    assert.ok(read > 30 && read < 270, `${read} of 300 read`);
+    assert.ok(read > 30 && read < 360, `${read} of 400 read`);
   });
 
+  test('a module that opens with a blank line, a def and an inline Agent: texts and positions where they are', () => {
+    const source = '\nfrom m import Agent, StateGraph\ndef f(x):\n    return x\ngraph = StateGraph()\ngraph.add_node("MAIN", Agent(model="x"))\napp = graph.compile()\n';
+    assertSameAsWhole(source, 'a blank line first');
+    assert.deepEqual(
+      readPythonModule(source).exports.map(([name]) => name),
+      ['Agent', 'StateGraph', 'f', 'graph', 'app'],
+    );
+    const app = readPythonGraph(source, 'app');
+    assert.ok(app.ok);
+    assert.deepEqual(
+      app.sites.map((s) => `${s.name} ${s.line}:${s.column} ${source.slice(s.nameOffset, s.nameOffset + s.nameLength)}`),
+      ['MAIN 6:7 "MAIN"'],
+    );
+  });
   test('a syntax error in a definition read by its name alone is not seen (Python would refuse the module at import)', () => {
     const source = 'from tenxgraph.core.graph import StateGraph\ngraph = StateGraph()\ndef step(s):\n    return (s]\ngraph.add_node("A", step)\napp = graph.compile()\n';
     assert.equal(readPythonGraph(source, 'app').ok, true);

@@ -469,7 +469,9 @@ class ModuleReader {
             ? called.why
             : called.kind === 'graph'
               ? `'${binding.name}' returns a StateGraph without compiling it: return its compile()`
-              : 'it returns no compiled graph the reader follows';
+              : called.kind === 'prebuilt'
+                ? `'${binding.name}' returns a ${called.className} without compiling it: return its compile()`
+                : `'${binding.name}' returns no compiled graph`;
         return { ok: false, reason: `${what} is a function${binding.at ? ` (defined at ${binding.at})` : ''} the server calls at start-up; ${why}` };
       }
       default:
@@ -482,25 +484,46 @@ class ModuleReader {
    * they are now around it, its parameters unknown): the value of its last top-level `return`.
    * `awaited` when the caller awaits a coroutine function's result (the server does, for `agent`).
    */
-  private callFactory(f: FunctionBinding, awaited: boolean): Value {
+  private callFactory(f: FunctionBinding, awaited: boolean, args?: SyntaxNode): Value {
     if (!f.definition) return { kind: 'unknown', why: `its body names no StateGraph, add_node() or compile(), so it builds no graph the reader follows` };
     if (f.async && !awaited) return { kind: 'unknown', why: `'${f.name}' is an async function: calling it gives a coroutine, not a graph` };
     if (this.depth >= MAX_CALL_DEPTH) return { kind: 'unknown', why: `calls of factories nest deeper than ${MAX_CALL_DEPTH} at ${this.at(f.definition.from)}` };
+    // The arguments are the caller's values: evaluated before the body's scope opens.
+    const passed = args ? this.passedValues(f.definition, args) : new Map<string, Binding>();
     const saved = this.bindings;
     this.bindings = new Map(saved);
     this.depth++;
     try {
-      return this.readBody(f);
+      return this.readBody(f, passed);
     } finally {
       this.depth--;
       this.bindings = saved;
     }
   }
 
-  private readBody(f: FunctionBinding): Value {
+  /** What a call passes to each parameter of `definition`, by name, where the value is one the reader follows (a node, a function, a list). */
+  private passedValues(definition: SyntaxNode, args: SyntaxNode): Map<string, Binding> {
+    const passed = new Map<string, Binding>();
+    const { keywords, positional, unpacked } = this.argumentsOf(args);
+    if (unpacked) return passed;
+    const params = parametersOf(definition);
+    const given: Array<[string, SyntaxNode]> = [...keywords];
+    positional.forEach((node, i) => {
+      if (params[i]?.required !== undefined && i < params.length) given.push([this.text(params[i].name), node]);
+    });
+    for (const [name, node] of given) {
+      const value = this.evaluate(node, 'an argument');
+      if (value.kind === 'tool_node' || value.kind === 'model_node' || value.kind === 'function' || value.kind === 'sequence' || value.kind === 'prebuilt') passed.set(name, value);
+    }
+    return passed;
+  }
+
+  private readBody(f: FunctionBinding, passed: Map<string, Binding>): Value {
     const definition = f.definition!;
-    for (const { name } of parametersOf(definition))
-      this.bindings.set(this.text(name), { kind: 'other', why: `'${this.text(name)}' is a parameter of '${f.name}'` });
+    for (const { name } of parametersOf(definition)) {
+      const param = this.text(name);
+      this.bindings.set(param, passed.get(param) ?? { kind: 'other', why: `'${param}' is a parameter of '${f.name}'` });
+    }
     const body = definition.getChild('Body');
     for (let statement = body?.firstChild ?? null; statement; statement = statement.nextSibling) {
       if (statement.name === ':' || statement.name === 'Comment') continue;
@@ -508,12 +531,13 @@ class ModuleReader {
         const value = statement.lastChild && statement.lastChild.name !== 'return' ? statement.lastChild : null;
         if (!value) return { kind: 'unknown', why: `'${f.name}' returns None at ${this.at(statement.from)}` };
         const result = this.evaluate(value, 'a function body');
-        if (result.kind === 'compiled' || result.kind === 'graph') return result;
-        return result.kind === 'unknown' && result.why ? result : { kind: 'unknown', why: this.returnsWhat(f, value) };
+        if (result.kind !== 'unknown') return result;
+        return result.why ? result : { kind: 'unknown', why: this.returnsWhat(f, value) };
       }
       if (statement.name === 'ScopeStatement')
-        return { kind: 'unknown', why: `'${f.name}' declares ${this.text(statement).slice(0, 40)} at ${this.at(statement.from)}: what it binds is not followed` };
-      const nested = firstReturn(statement);
+        return { kind: 'unknown', why: `'${f.name}' declares ${this.snippet(statement)} at ${this.at(statement.from)}: what it binds is not followed` };
+      // A function defined in the body returns for itself.
+      const nested = statement.name === 'FunctionDefinition' || statement.name === 'ClassDefinition' || statement.name === 'DecoratedStatement' ? undefined : firstReturn(statement);
       if (nested) return { kind: 'unknown', why: `'${f.name}' returns at ${this.at(nested.from)} inside a block: which value it returns is not followed` };
       this.readStatement(statement);
     }
@@ -521,7 +545,7 @@ class ModuleReader {
   }
 
   private returnsWhat(f: FunctionBinding, value: SyntaxNode): string {
-    return `'${f.name}' returns ${this.text(value).slice(0, 40)} at ${this.at(value.from)}, which is not the result of a StateGraph's compile()`;
+    return `'${f.name}' returns ${this.snippet(value)} at ${this.at(value.from)}, which is not the result of a StateGraph's compile()`;
   }
 
   private at(offset: number): string {
@@ -533,19 +557,22 @@ class ModuleReader {
     return this.source.slice(node.from, node.to);
   }
 
+  /** A node's text as a reason quotes it: on one line, at most 40 characters. */
+  private snippet(node: SyntaxNode): string {
+    return oneLine(this.source.slice(node.from, Math.min(node.to, node.from + 200)));
+  }
+
   private readStatement(statement: SyntaxNode): void {
     switch (statement.name) {
       case 'ImportStatement':
         return this.readImport(statement);
       case 'AssignStatement':
-        return this.readAssignment(statement);
+        this.readAssignment(statement);
+        return this.bindWalrus(statement);
       case 'ExpressionStatement': {
         const expression = statement.firstChild;
         if (expression) this.evaluate(expression, 'an expression');
-        // `(x := …)` binds `x` in the module.
-        const walrus = this.source.indexOf(':=', statement.from);
-        if (walrus >= 0 && walrus < statement.to) this.bindInside(statement, 'an expression');
-        return;
+        return this.bindWalrus(statement);
       }
       case 'TypeDefinition': {
         const name = statement.getChild('VariableName');
@@ -577,6 +604,24 @@ class ModuleReader {
         return this.bindInside(statement, statement.name === 'TryStatement' ? 'a try statement' : statement.name === 'WithStatement' ? 'a with statement' : 'a match statement');
       default:
         return this.scan(statement, 'a block');
+    }
+  }
+
+  /** The names `:=` binds in a simple statement (in the scope around it, even inside a comprehension; not inside a lambda). */
+  private bindWalrus(statement: SyntaxNode): void {
+    const walrus = this.source.indexOf(':=', statement.from);
+    if (walrus < 0 || walrus >= statement.to) return;
+    const at = this.at(statement.from);
+    const stack: SyntaxNode[] = [statement];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (node.name === 'LambdaExpression') continue;
+      if (node.name === 'NamedExpression' && node.firstChild?.name === 'VariableName') {
+        const name = this.text(node.firstChild);
+        this.bindings.set(name, { kind: 'other', why: `'${name}' is bound by := in the statement at ${at}` });
+        this.graphNames.delete(name);
+      }
+      for (let c = node.lastChild; c; c = c.prevSibling) stack.push(c);
     }
   }
 
@@ -766,7 +811,7 @@ class ModuleReader {
       const name = this.calleeName(callee);
       const bound = callee.name === 'VariableName' ? this.bindings.get(this.text(callee)) : undefined;
       if (bound?.kind === 'function') {
-        state = this.callFactory(bound, false);
+        state = this.callFactory(bound, false, current.getChild('ArgList') ?? undefined);
         // A graph the factory made is the caller's to name; one of the module's it returns is that one still.
         if (state.kind === 'graph') state = { ...state, fresh: state.graph.depth > this.depth };
       } else if (name === 'StateGraph') state = { kind: 'graph', graph: { variable: '', nodes: new Map(), sites: [], depth: this.depth }, fresh: true };
@@ -786,7 +831,8 @@ class ModuleReader {
       const name = this.text(current);
       const bound = this.bindings.get(name);
       if (bound?.kind === 'graph') state = { kind: 'graph', graph: bound.graph, fresh: false };
-      else if (bound?.kind === 'compiled' || bound?.kind === 'prebuilt' || ((bound?.kind === 'function' || bound?.kind === 'sequence') && calls.length === 0)) state = bound;
+      else if (bound?.kind === 'compiled' || bound?.kind === 'prebuilt') state = bound;
+      else if ((bound?.kind === 'function' || bound?.kind === 'sequence' || bound?.kind === 'tool_node' || bound?.kind === 'model_node') && calls.length === 0) state = bound;
       else if (bound?.kind === 'imported' && calls.some((c) => c.method === 'compile'))
         state = { kind: 'unknown', why: `the graph '${name}' is imported from '${bound.from}' at ${bound.at}; the graph is built in another module` };
     } else this.scan(current, where);
@@ -878,12 +924,12 @@ class ModuleReader {
       if (name === undefined)
         return this.unread(
           graph,
-          `add_node(${only.text.slice(0, 40)}) at ${this.at(callFrom)} names the node after a value that is not a function defined or imported in the module`,
+          `add_node(${oneLine(only.text)}) at ${this.at(callFrom)} names the node after a value that is not a function defined or imported in the module`,
         );
       value = only;
     } else if (list.length === 2) {
       name = list[0].literal;
-      if (name === undefined) return this.unread(graph, `${method}() at ${this.at(callFrom)} has a name that is not a string literal (${list[0].text.slice(0, 40)})`);
+      if (name === undefined) return this.unread(graph, `${method}() at ${this.at(callFrom)} has a name that is not a string literal (${oneLine(list[0].text)})`);
       value = list[1];
     } else return this.unread(graph, `${method}() at ${this.at(callFrom)} takes ${list.length} arguments`);
     if (method === 'override_node' && !graph.nodes.has(name))
@@ -1043,10 +1089,12 @@ class ModuleReader {
         const named = given.name === 'TupleExpression' || given.name === 'ParenthesizedExpression' ? childrenOf(given).find((c) => c.name === 'String' || c.name === 'ContinuedString') : undefined;
         const literal = named ? this.stringValue(named) : undefined;
         if (named && literal === undefined) {
-          this.unread(graph, `${className}().compile() at ${where} names its ${node.parameter} with ${this.text(named).slice(0, 40)}, which is not a plain string literal`);
+          this.unread(graph, `${className}().compile() at ${where} names its ${node.parameter} with ${this.snippet(named)}, which is not a plain string literal`);
           return graph;
         }
-        add(literal ?? node.name, node.kind, named ? named.from : value.nameFrom, named ? named.to : value.nameTo);
+        const callable = named ? childrenOf(given).find((c) => c.name !== '(' && c.name !== ')' && c.name !== ',' && c !== named) : given;
+        const kind = callable ? this.kindOf(callable) : 'unknown';
+        add(literal ?? node.name, kind === 'unknown' ? node.kind : kind, named ? named.from : value.nameFrom, named ? named.to : value.nameTo);
       }
       return graph;
     }
@@ -1060,7 +1108,7 @@ class ModuleReader {
       const renamed = node.renamedBy ? keywords.get(node.renamedBy) : undefined;
       const literal = renamed ? this.stringValue(renamed) : undefined;
       if (renamed && literal === undefined) {
-        this.unread(graph, `${className}() at ${where} names its ${node.name} node with ${node.renamedBy}=${this.text(renamed).slice(0, 40)}, which is not a string literal`);
+        this.unread(graph, `${className}() at ${where} names its ${node.name} node with ${node.renamedBy}=${this.snippet(renamed)}, which is not a string literal`);
         return graph;
       }
       add(literal ?? node.name, node.kind, renamed ? renamed.from : value.nameFrom, renamed ? renamed.to : value.nameTo);
@@ -1083,7 +1131,7 @@ class ModuleReader {
       const given = argument(name);
       if (!given || given.name === 'None') continue;
       const value = this.evaluate(given, 'an argument');
-      if (value.kind !== 'sequence') return `${name}=${this.text(given).slice(0, 40)}`;
+      if (value.kind !== 'sequence') return `${name}=${this.snippet(given)}`;
       if (!value.empty) return true;
     }
     return false;
@@ -1095,13 +1143,13 @@ class ModuleReader {
    * owns one. Why not, when they cannot be read.
    */
   private addMembers(members: SyntaxNode, suffix: string, add: (name: string, kind: NodeKind, from: number, to: number) => void): string | undefined {
-    if (members.name !== 'DictionaryExpression') return `${this.text(members).slice(0, 40)} is not a dict literal`;
+    if (members.name !== 'DictionaryExpression') return `${this.snippet(members)} is not a dict literal`;
     const entries = childrenOf(members).filter((c) => c.name !== '{' && c.name !== '}');
     for (let i = 0; i < entries.length; i++) {
       const key = entries[i];
       if (key.name === ',') continue;
       const literal = this.stringValue(key);
-      if (literal === undefined || entries[i + 1]?.name !== ':' || !entries[i + 2]) return `the key ${this.text(key).slice(0, 40)} is not a string literal`;
+      if (literal === undefined || entries[i + 1]?.name !== ':' || !entries[i + 2]) return `the key ${this.snippet(key)} is not a string literal`;
       const config = entries[i + 2];
       i += 2;
       add(literal, 'model_node', key.from, key.to);
@@ -1179,7 +1227,7 @@ class ModuleReader {
     if (use.nextSibling?.name === 'AssignOp' && (parent?.name === 'ArgList' || local)) return;
     const when = bound.graph.compiled ? 'after' : 'before';
     const call = parent?.name === 'ArgList' ? parent.parent : null;
-    const callee = call?.name === 'CallExpression' && call.firstChild ? this.text(call.firstChild).slice(0, 40) : undefined;
+    const callee = call?.name === 'CallExpression' && call.firstChild ? this.snippet(call.firstChild) : undefined;
     if (call?.firstChild && this.isObservabilityCall(call.firstChild)) return;
     if (callee !== undefined)
       this.unread(bound.graph, `the graph '${this.text(use)}' is passed to ${callee}() at ${this.at(call!.from)} ${when} compile(), and what that call does to it is not known`);
@@ -1201,6 +1249,11 @@ function parametersOf(definition: SyntaxNode): Array<{ name: SyntaxNode; require
     found.push({ name: c, required: before !== '*' && before !== '**' && after?.name !== 'AssignOp' });
   }
   return found;
+}
+
+/** Source text as a reason quotes it: on one line, at most 40 characters. */
+function oneLine(text: string): string {
+  return text.slice(0, 200).replace(/\s+/g, ' ').slice(0, 40);
 }
 
 /** The names an assignment target binds: a name, or the names of a tuple or list of targets (`a, (b, *c) = …`); none for an attribute or a subscript. */
