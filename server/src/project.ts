@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Diagnostic, DiagnosticSeverity, type Location, type Position, type Range } from 'vscode-languageserver';
 import { agentGraphOf, auditProjectConfig, auditProjectSource, PROJECT_RULES, pythonAgentGraphOf } from '10xgraph/rules';
-import type { AgentGraph, Problem, ProjectFacts, ProjectRule, SourceNameFact } from '10xgraph/rules';
+import type { AgentGraph, Problem, ProjectFacts, ProjectRule, PythonModuleNames, SourceNameFact } from '10xgraph/rules';
 import type { ConfigFacts, StringSite, ToolFacts } from './configFacts';
 import { type DiagnosticData, ruleDocsHref } from './diagnostics';
 import type { Positions } from './positions';
@@ -94,9 +94,10 @@ export function agentSourceOf(file: string, facts: SourceFacts): AgentSource {
  * describes none exactly (the rule set's `pythonAgentGraphOf`); its `add_node` names as the facts' nodes,
  * so navigation treats both languages alike. `shown` is the module's path from the config's folder.
  */
-export function pythonAgentSourceOf(file: string, shown: string, facts: PythonFacts, variable: string): AgentSource {
+export function pythonAgentSourceOf(file: string, shown: string, facts: PythonFacts, spec: string, variable: string): AgentSource {
   const read = pythonExportOf(facts, variable);
-  return { ...pythonAgentGraphOf(file, shown, read), facts: { handlers: [], nodes: read.ok ? read.nodes : [] } };
+  const graphs = facts.exports.filter(([, e]) => e.ok).map(([name]) => name);
+  return { ...pythonAgentGraphOf(file, shown, read, { spec, graphs }), facts: { handlers: [], nodes: read.ok ? read.nodes : [] } };
 }
 
 /** What the rule set's project rules know of the project, from the snapshot. */
@@ -120,6 +121,13 @@ function diagnosticOf(problem: Problem, positionAt: Positions['positionAt'], dat
 /** An information diagnostic on `agent` saying why node names are not checked (no server graph, module not exact): `graph-not-read`. */
 export function graphNotReadDiagnostic(config: ConfigFacts, source: AgentSource | undefined): Diagnostic[] {
   return auditProjectConfig({ config: config.summary, project: NO_PROJECT, covered: false, agent: source }, only('graph-not-read')).map((p) => diagnosticOf(p, config.positionAt));
+}
+
+/** Errors on the config's `module:attribute` settings whose Python module binds no such name (`module-attribute-missing`, judged by the rule set). */
+export function moduleAttributeDiagnostics(config: ConfigFacts, modules: (module: string) => PythonModuleNames | undefined, version: number | undefined): Diagnostic[] {
+  return auditProjectConfig({ config: config.summary, project: NO_PROJECT, covered: false, modules }, only('module-attribute-missing')).map((p) =>
+    diagnosticOf(p, config.positionAt, { fixes: p.fixes ?? [], version } satisfies DiagnosticData),
+  );
 }
 
 /** Where the agent module adds node `name`. */

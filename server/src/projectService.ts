@@ -5,7 +5,8 @@
  * hands it what a config's state knows; it never delays a config's own diagnostics (the index
  * is built in the background and only read here).
  */
-import { dirname, relative, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   type CodeLens,
@@ -37,6 +38,7 @@ import {
   configTargetAt,
   handlerNamePrefix,
   missingHandlerDiagnostics,
+  moduleAttributeDiagnostics,
   nodeSitesNamed,
   pythonAgentSourceOf,
   ProjectSnapshot,
@@ -49,7 +51,8 @@ import {
   undeclaredHandlerDiagnostics,
 } from './project';
 import { type IndexLimits, ProjectIndex, type IndexRoot } from './projectIndex';
-import { formatBytes, isPythonPath, isSourcePath, pythonModuleNotRead, resolveAgentFile, SOURCE_EXTENSIONS } from '10xgraph/workspace';
+import { formatBytes, isPythonPath, isSourcePath, moduleNamesOf, pythonModuleFiles, pythonModuleNotRead, resolveAgentFile, SOURCE_EXTENSIONS } from '10xgraph/workspace';
+import type { PythonModuleNames } from '10xgraph/rules';
 import { type PythonFacts, readPythonFacts } from './pythonFacts';
 import { readSourceFacts, type SourceFacts } from './sourceFacts';
 
@@ -285,6 +288,70 @@ export class ProjectService {
     return missingHandlerDiagnostics(few ? facts((name) => !snapshot.handlers.has(name)) : facts(), snapshot, this.index.covers(path));
   }
 
+  /**
+   * The errors of a config's `module:attribute` settings whose Python module beside it binds no
+   * such name (`module-attribute-missing`): the module's names as the index holds them (open
+   * documents as typed), or read once (never run) when it lies outside the index; a module still
+   * being read is not judged yet, and `moduleReads` moves on when it lands.
+   */
+  importDiagnostics(uri: string, facts: ConfigFacts, version: number | undefined): Diagnostic[] {
+    const path = pathOf(uri);
+    if (path === undefined || !facts.summary.imports?.length) return [];
+    const folder = dirname(path);
+    const lookup = (module: string): PythonModuleNames | undefined => {
+      for (const file of pythonModuleFiles(join(folder, ...module.split('.')))) {
+        const read = this.pythonModuleOf(file);
+        if (read === 'missing') continue;
+        if (read === undefined) return undefined;
+        return moduleNamesOf(read, relative(folder, file).split(sep).join('/'), basename(file) === '__init__.py' ? this.submodulesOf(dirname(file)) : undefined);
+      }
+      return undefined;
+    };
+    return moduleAttributeDiagnostics(facts, lookup, version);
+  }
+
+  /** Bumped when a module read for `importDiagnostics` lands: the diagnostics computed before it may change. */
+  moduleReads = 0;
+  private readonly outsideModules = new Map<string, { generation: number; read?: PythonFacts | 'missing' }>();
+
+  /** A Python module's facts: the index's, or read now in the background when it lies outside it (undefined until then). */
+  private pythonModuleOf(file: string): PythonFacts | 'missing' | undefined {
+    const known = this.index.known(file);
+    if (known) return known.python;
+    const generation = this.index.generation;
+    const entry = this.outsideModules.get(file);
+    if (entry && entry.generation === generation) return entry.read;
+    const fresh: { generation: number; read?: PythonFacts | 'missing' } = { generation, read: entry?.read };
+    this.outsideModules.set(file, fresh);
+    void (async () => {
+      const facts = await this.index.pythonFactsOf(file);
+      const read =
+        facts ??
+        (await stat(file).then(
+          () => undefined,
+          () => 'missing' as const,
+        ));
+      if (JSON.stringify(read) === JSON.stringify(fresh.read)) return;
+      fresh.read = read;
+      this.moduleReads++;
+      this.host.changed();
+    })().catch(() => undefined);
+    return fresh.read;
+  }
+
+  /** The submodules the index knows in a package's folder (its `.py` files and its folders). */
+  private submodulesOf(folder: string): string[] {
+    const names = new Set<string>();
+    const prefix = folder + sep;
+    for (const file of this.index.all()) {
+      if (!file.path.startsWith(prefix)) continue;
+      const rest = file.path.slice(prefix.length);
+      const slash = rest.indexOf(sep);
+      names.add(slash >= 0 ? rest.slice(0, slash) : rest.replace(/\.py$/, ''));
+    }
+    return [...names];
+  }
+
   // ---- the agent module ----------------------------------------------------------------------
 
   /**
@@ -306,7 +373,7 @@ export class ProjectService {
         const facts = (await this.index.pythonFactsOf(file)) ?? (await this.tooLargeModule(file));
         const exportName = splitAgentSpec(spec)?.exportName;
         if (!facts || exportName === undefined) return undefined;
-        next = pythonAgentSourceOf(file, relative(dirname(configPath), file).split(sep).join('/'), facts, exportName);
+        next = pythonAgentSourceOf(file, relative(dirname(configPath), file).split(sep).join('/'), facts, spec, exportName);
       } else {
         const facts = await this.index.sourceFactsOf(file);
         if (!facts) return undefined;

@@ -72,7 +72,7 @@ describe('audit loads the agent module by default, as api does', () => {
     const [line, summary] = result.stdout.trimEnd().split('\n');
     assert.match(
       line,
-      /^10xgraph\.json:2:12: error \[agent-not-found\] Cannot find the module of agent 'missing:app': no missing\.ts, missing\.mts, missing\.js, missing\.mjs, missing\.py or missing\/__init__\.py in /,
+      /^10xgraph\.json:2:12: error \[agent-not-found\] Cannot find the module of agent 'missing:app': no missing\.ts, missing\.mts, missing\.js, missing\.mjs, missing\/__init__\.py or missing\.py in /,
     );
     assert.equal(summary, '10xgraph.json: 1 error; graph skipped (the agent does not resolve, see agent-not-found): node names not checked');
   });

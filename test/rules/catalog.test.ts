@@ -40,6 +40,8 @@ const SEVERITIES: Record<ProblemCode, Severity> = {
   'invalid-import-path': 'error',
   'invalid-network': 'error',
   'auth-invalid': 'error',
+  // An import the server makes at start-up that fails stops it.
+  'module-attribute-missing': 'error',
   // Read after start-up or by a CLI command, or depending on where the server runs: warnings.
   'setting-invalid': 'warning',
   'unknown-key': 'warning',

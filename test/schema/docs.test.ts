@@ -12,13 +12,18 @@ import {
   auditProjectConfig,
   auditProjectSource,
   configSummaryOf,
+  pythonAgentGraphOf,
   ruleDocsAnchor,
+  splitAgentSpec,
+  type AgentGraph,
   type AuditOptions,
   type Fix,
   type Problem,
   type ProblemCode,
 } from '../../runtime/src/rules/index';
 import { analyzeSource } from '../../runtime/src/workspace/sourceAnalysis';
+import { compiledGraphNames, pythonGraphOf, readPythonModule } from '../../runtime/src/workspace/pythonGraph';
+import { moduleNamesOf } from '../../runtime/src/workspace/pythonModules';
 import { RULES_DOC_PATH, exampleAgentUnresolved, exampleFiles, exampleGraph, readDocSections, serverStartedWithExample, type DocExample, type DocSection } from './docsExamples';
 
 const CODES = Object.keys(RULES) as ProblemCode[];
@@ -26,7 +31,7 @@ const CODES = Object.keys(RULES) as ProblemCode[];
 const WITHOUT_EXAMPLES = new Set<ProblemCode>(['internal-error']);
 
 /** The project rules: their examples are judged with the project's one source, the `ts` block after each config. */
-const PROJECT_CODES = new Set<ProblemCode>(['handler-missing', 'handler-undeclared', 'graph-not-read']);
+const PROJECT_CODES = new Set<ProblemCode>(['handler-missing', 'handler-undeclared', 'graph-not-read', 'module-attribute-missing']);
 
 const sections = readDocSections();
 const ruleSections = new Map(sections.filter((s) => s.heading in RULES).map((s) => [s.heading as ProblemCode, s]));
@@ -37,16 +42,46 @@ function optionsOf(code: ProblemCode, example: DocExample): AuditOptions {
   return { graph: exampleGraph(example.text, serverStartedWithExample(code, example)), files: exampleFiles(), ...(agentUnresolved === undefined ? {} : { agentUnresolved }) };
 }
 
-/** The `ts` block that follows an example of a project rule's section. */
-function projectSourceOf(section: DocSection, example: DocExample): string {
+/**
+ * The block that follows an example of a project rule's section: a `ts` source of the project, or
+ * a `python` module of the example folder, whose first line names its file (`# graph/__init__.py`).
+ */
+function projectSourceOf(section: DocSection, example: DocExample): { language: 'ts' | 'python'; text: string } {
   const lines = readFileSync(RULES_DOC_PATH, 'utf8').split(/\r?\n/);
   let i = example.line - 1;
   while (i < lines.length && lines[i] !== '```') i++;
   i++;
   while (i < lines.length && lines[i].trim() === '') i++;
-  assert.equal(lines[i], '```ts', `docs/rules.md:${i + 1}: the config of ${section.heading} is not followed by a \`\`\`ts block`);
+  assert.ok(lines[i] === '```ts' || lines[i] === '```python', `docs/rules.md:${i + 1}: the config of ${section.heading} is not followed by a \`\`\`ts or \`\`\`python block`);
   const end = lines.indexOf('```', i + 1);
-  return lines.slice(i + 1, end).join('\n') + '\n';
+  return { language: lines[i] === '```ts' ? 'ts' : 'python', text: lines.slice(i + 1, end).join('\n') + '\n' };
+}
+
+/** A project rule's example whose block is a Python module: the agent graph and the names read from it, as the editor reads them. */
+function pythonProblemsOf(example: DocExample, source: string): Problem[] {
+  const file = /^# (\S+\.py)\n/.exec(source)?.[1];
+  assert.ok(file, `docs/rules.md:${example.line}: the python block after the config does not start with "# <file>.py"`);
+  const module = file
+    .replace(/(?:\/__init__)?\.py$/, '')
+    .split('/')
+    .join('.');
+  const read = readPythonModule(source);
+  const spec = /"agent"\s*:\s*"([^"]*)"/.exec(example.text)?.[1];
+  const parts = spec === undefined ? undefined : splitAgentSpec(spec);
+  const agent: AgentGraph | undefined =
+    spec !== undefined && parts?.module === module ? pythonAgentGraphOf(file, file, pythonGraphOf(read, parts.exportName), { spec, graphs: compiledGraphNames(read) }) : undefined;
+  const analysis = analyzeConfig(example.text, {
+    files: exampleFiles(),
+    ...(agent?.graph ? { graph: agent.graph, graphReadFrom: agent } : {}),
+    ...(agent?.missing ? { agentUnresolved: agent.missing } : {}),
+  });
+  const summary = configSummaryOf(analysis)!;
+  const project = { complete: true, handled: new Set<string>(), computedHandlers: 0, declared: new Set(summary.tools.flatMap((t) => (t.name ? [t.name.value] : []))) };
+  const names = moduleNamesOf(read, file);
+  return [
+    ...analysis.problems,
+    ...auditProjectConfig({ config: summary, project, covered: true, ...(agent && !agent.graph ? { agent } : {}), modules: (m) => (m === module ? names : undefined) }),
+  ];
 }
 
 /**
@@ -55,7 +90,9 @@ function projectSourceOf(section: DocSection, example: DocExample): string {
  */
 function problemsOf(code: ProblemCode, section: DocSection, example: DocExample): Problem[] {
   if (!PROJECT_CODES.has(code)) return auditConfig(example.text, optionsOf(code, example));
-  const source = analyzeSource(projectSourceOf(section, example));
+  const block = projectSourceOf(section, example);
+  if (block.language === 'python') return pythonProblemsOf(example, block.text);
+  const source = analyzeSource(block.text);
   const agent = agentGraphOf('graph.ts', source);
   const analysis = analyzeConfig(example.text, { files: exampleFiles(), ...(agent.graph ? { graph: agent.graph } : {}) });
   const summary = configSummaryOf(analysis)!;

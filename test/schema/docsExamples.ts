@@ -153,7 +153,7 @@ export function exampleFiles(): ConfigFiles {
  */
 export function exampleAgentUnresolved(text: string): string | undefined {
   return /"agent"\s*:\s*"graf:/.test(text)
-    ? "Cannot find the module of agent 'graf:app': no graf.ts, graf.mts, graf.js, graf.mjs, graf.py or graf/__init__.py in the folder."
+    ? "Cannot find the module of agent 'graf:app': no graf.ts, graf.mts, graf.js, graf.mjs, graf/__init__.py or graf.py in the folder."
     : undefined;
 }
 

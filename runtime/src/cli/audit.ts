@@ -201,6 +201,12 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   } else {
     problems = judge(text, analyzeConfig(text, options).problems);
   }
+  // The modules the settings import are read beside the file, as the agent module is (not with --no-graph).
+  if (!args.noGraph) {
+    const { importProblems } = await import('./auditGraph');
+    const more = await importProblems(path, text);
+    if (more.length) problems = [...problems, ...more].sort((a, b) => a.offset - b.offset);
+  }
 
   const lines = new LineIndex(text);
   if (args.format === 'json') {
@@ -220,6 +226,8 @@ function toJsonReport(file: string, source: GraphSource, problems: readonly Prob
   return {
     file,
     graph: source.mode,
+    // Where the graph came from, or why the graph rules were skipped: the text summary's words.
+    note: source.note,
     problems: problems.map((p) => ({ code: p.code, severity: p.severity, message: p.message, range: problemRange(lines, p) })),
   };
 }

@@ -1,9 +1,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { analyzeConfig, type Graph } from '../rules/index';
+import { analyzeConfig, auditProjectConfig, configSummaryOf, PROJECT_RULES, splitAgentSpec, type Graph, type Problem } from '../rules/index';
+import { pythonModulesOf } from '../workspace/pythonModules';
 import { NONE, parseTree } from '../rules/tree';
 import { agentOfConfig, loadConfigAgent, resolveAgentModule } from '../agent/loadAgent';
-import { MAX_PYTHON_MODULE_CHARS, readPythonGraph } from '../workspace/pythonGraph';
+import { compiledGraphNames, MAX_PYTHON_MODULE_CHARS, pythonGraphOf, readPythonModule } from '../workspace/pythonGraph';
+import { missingAttributeSentence } from '../rules/project';
 
 /** How the graph was known for one audit. */
 export interface GraphSource {
@@ -41,6 +43,25 @@ export async function loadGraphForAudit(configPath: string, text: string): Promi
   return { error: loaded.error };
 }
 
+/**
+ * The problems of the `module:attribute` settings of the config at `configPath` (`injectq`,
+ * `store`, …) whose Python module beside it binds no such name (`module-attribute-missing`): the
+ * modules read from the disk, never run, as `audit --project` and the editor read them.
+ */
+export async function importProblems(configPath: string, text: string): Promise<Problem[]> {
+  const parsed = parseTree(text);
+  const config = parsed.ok ? configSummaryOf(parsed.tree) : undefined;
+  if (!config?.imports?.length) return [];
+  const modules = await pythonModulesOf(
+    configPath,
+    config.imports.map((i) => i.value.value.slice(0, i.value.value.indexOf(':'))),
+  );
+  return auditProjectConfig(
+    { config, project: { complete: false, handled: new Set(), computedHandlers: 0, declared: new Set() }, covered: false, modules },
+    PROJECT_RULES.filter((r) => r.code === 'module-attribute-missing'),
+  );
+}
+
 /** Why no agent module was loaded for `text`, in the words of the summary (`graph skipped (…)`). */
 function whyNoAgent(text: string): string {
   const parsed = parseTree(text);
@@ -73,7 +94,15 @@ function pythonAgentOf(configPath: string, text: string): GraphSource | undefine
   } catch (error) {
     return skipped((error as Error).message);
   }
-  const read = readPythonGraph(source, module.exportName);
+  const whole = readPythonModule(source);
+  const read = pythonGraphOf(whole, module.exportName);
+  // A name the module does not bind is the config's error, as the loader's for a TypeScript module.
+  if (!read.ok && read.missing)
+    return {
+      mode: 'skipped',
+      note: '(the agent does not resolve, see agent-not-found): node names not checked',
+      agentUnresolved: missingAttributeSentence(shown, splitAgentSpec(agent)?.module ?? agent, module.exportName, compiledGraphNames(whole)),
+    };
   if (!read.ok) return skipped(read.reason);
   return { mode: 'read', graph: read.graph, note: `from ${shown} (${read.graph.nodes.length} node${read.graph.nodes.length === 1 ? '' : 's'})` };
 }

@@ -8,6 +8,7 @@
  * editor does without a server (a Python module, `graph.react:app`, by the workspace's Python reader,
  * ../workspace/pythonGraph.ts). Problems carry the ranges the editor shows.
  */
+import { stat } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import {
   agentGraphOf,
@@ -30,7 +31,8 @@ import { resolveAgentFile } from '../workspace/agentFile';
 import { displayPath } from '../workspace/configFile';
 import { CONFIG_FILE, configFilesOf, LEGACY_CONFIG_FILE } from '../workspace/configFiles';
 import { isPythonPath, ProjectIndex, pythonModuleNotRead } from '../workspace/projectIndex';
-import { readPythonGraph } from '../workspace/pythonGraph';
+import { compiledGraphNames, pythonGraphOf, readPythonModule } from '../workspace/pythonGraph';
+import { pythonModulesOf } from '../workspace/pythonModules';
 import { analyzeSource, isSourcePath, type SourceAnalysis } from '../workspace/sourceAnalysis';
 import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
 import { parseTree } from '../rules/tree';
@@ -125,7 +127,7 @@ async function auditConfigOfProject(
       file && notRead !== undefined
         ? pythonAgentGraphOf(file, shown, { ok: false, reason: notRead })
         : file && facts && isPythonPath(file) && exportName !== undefined
-          ? pythonAgentGraphOf(file, shown, readPythonGraph(facts.text, exportName))
+          ? pythonAgentOfText(file, shown, facts.text, spec, exportName)
           : file && facts?.source
             ? agentGraphOf(file, facts.source)
             : undefined;
@@ -141,12 +143,36 @@ async function auditConfigOfProject(
     ...(fromSource ? { graphReadFrom: fromSource } : {}),
     files: configFilesOf(path),
     ...(tree ? { previous: { flatTree: tree } } : {}),
+    // A Python agent module that binds no such name: the server cannot import it.
+    ...(unread?.missing ? { agentUnresolved: unread.missing } : {}),
   };
   let analysis = analyzeConfig(text, judged);
   if (analysis.problems.some((p) => p.code === 'agent-missing')) analysis = analyzeConfig(text, { ...judged, agentCandidates: findAgentCandidates(dirname(path)) });
   // A text that is not JSON gets its syntax errors first: the project is judged once it parses (as in the editor).
   if (!summary) return analysis.problems;
-  return [...analysis.problems, ...auditProjectConfig({ config: summary, project, covered: true, ...(unread ? { agent: unread } : {}) })];
+  // The modules the settings import, read through the index as the agent module is (not with --no-graph).
+  const modules = options.noGraph
+    ? undefined
+    : await pythonModulesOf(
+        path,
+        (summary.imports ?? []).map((i) => i.value.value.slice(0, i.value.value.indexOf(':'))),
+        async (file) => {
+          const facts = await index.factsOf(file);
+          if (facts) return readPythonModule(facts.text);
+          // Not read: no such file, or one the index does not read (too large, not a regular file).
+          return stat(file).then(
+            () => undefined,
+            () => 'missing' as const,
+          );
+        },
+      );
+  return [...analysis.problems, ...auditProjectConfig({ config: summary, project, covered: true, ...(unread ? { agent: unread } : {}), ...(modules ? { modules } : {}) })];
+}
+
+/** The graph `exportName` of a Python agent module's text, or why none is read, or that the module binds no such name. */
+function pythonAgentOfText(file: string, shown: string, text: string, spec: string, exportName: string): AgentGraph {
+  const module = readPythonModule(text);
+  return pythonAgentGraphOf(file, shown, pythonGraphOf(module, exportName), { spec, graphs: compiledGraphNames(module) });
 }
 
 /** Runs `10xgraph audit --project`; resolves to the exit code (0 no error, 1 errors, 2 could not run). */

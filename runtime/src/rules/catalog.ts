@@ -52,6 +52,10 @@ export const RULES = {
   'unknown-key': { severity: 'warning', title: 'A key the server does not read, at the top level or in a settings object.' },
   'env-var-not-set': { severity: 'warning', title: 'The server needs an environment variable that the `env` file does not set.' },
   'env-file-missing': { severity: 'warning', title: 'The `env` file does not exist beside the config; the server skips it.' },
+  'module-attribute-missing': {
+    severity: 'error',
+    title: 'A `module:attribute` the server imports at start-up names a Python module beside the config that binds no such name.',
+  },
   'module-not-found': { severity: 'warning', title: 'The Python module of an import path is not beside the config.' },
   'setting-not-applied': { severity: 'warning', title: 'A setting the server does not apply as written (`checkpointer`, `$VAR` in the top-level `redis`).' },
   'rate-limit-per-process': { severity: 'warning', title: 'Rate limits use the `memory` backend, which counts per process.' },

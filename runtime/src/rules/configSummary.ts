@@ -7,6 +7,8 @@
  */
 import { parseTree } from 'jsonc-parser';
 import type { JsonNode } from './parse';
+import { isImportPath } from './python';
+import { forEachSetting } from './settings';
 import { Kind, NONE, Tree } from './tree';
 
 /** A JSON string value and where it lies. */
@@ -30,10 +32,19 @@ export interface ToolSummary {
   length: number;
 }
 
+/** A `module:attribute` the server imports at start-up (`injectq`, `store`, `thread_name_generator`, `authorization`, `auth.path`). */
+export interface ImportSummary {
+  /** The setting's path, as messages name it: `injectq`, `auth.path`. */
+  key: string;
+  value: StringSpan;
+}
+
 /** What a config says about the project. */
 export interface ConfigSummary {
   agent?: StringSpan;
   tools: ToolSummary[];
+  /** The import paths of its settings (a strict-JSON text's only; a text being typed has none yet). */
+  imports?: ImportSummary[];
 }
 
 /** The text between a span's quotes. */
@@ -67,7 +78,23 @@ export function configSummaryOf(source: { readonly flatTree?: Tree } | Tree, onl
       tools.push({ index, name: flatSpan(tree, name), node: flatSpan(tree, tree.get(tool, 'node')), offset: tree.start[tool], length: tree.end[tool] - tree.start[tool] });
     }
   }
-  return { agent: flatSpan(tree, tree.get(root, 'agent')), tools };
+  return { agent: flatSpan(tree, tree.get(root, 'agent')), tools, imports: importsOf(tree) };
+}
+
+/**
+ * The settings whose value the server imports at start-up as `module:attribute` (an
+ * `import-path` setting read at start-up, or an `authorization` string with a colon): the ones
+ * `checkpointer` (never imported) and values that are no import path (other rules report them) left out.
+ */
+function importsOf(tree: Tree): ImportSummary[] {
+  const imports: ImportSummary[] = [];
+  forEachSetting(tree, ({ spec, path, value }) => {
+    if (spec.stage !== 'start' || spec.unread || tree.kind[value] !== Kind.String) return;
+    const text = tree.string(value);
+    if (!(spec.type === 'import-path' || (spec.type === 'authorization' && text.includes(':'))) || !isImportPath(text)) return;
+    imports.push({ key: path.join('.'), value: flatSpan(tree, value)! });
+  });
+  return imports;
 }
 
 /** The last property `key` of an object node (as a strict parser keeps it). */

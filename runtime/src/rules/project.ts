@@ -59,6 +59,24 @@ export interface AgentGraph {
   reason?: string;
   /** The reason is worth telling (a computed name or a syntax error), not merely a module that adds no node itself. */
   tell?: boolean;
+  /**
+   * The module, read whole, binds no top-level name `agent` names: the server cannot import it
+   * (`agent-not-found`, with this sentence), which is no unread graph.
+   */
+  missing?: string;
+}
+
+/**
+ * The top-level names a Python module beside the config binds, as the workspace's Python reader
+ * read it whole (never run): the names a `module:attribute` may give. Front ends give it only for a
+ * module whose names are all known (it parses, and nothing in it binds names no statement shows).
+ */
+export interface PythonModuleNames {
+  /** The module's file from the config's folder, as messages name it (`graph/agent.py`). */
+  shown: string;
+  names: readonly string[];
+  /** For a package (`__init__.py`), its submodules: an attribute once something imports them. */
+  submodules?: readonly string[];
 }
 
 /** The last part of a path, whichever separator it uses. */
@@ -89,9 +107,32 @@ export function agentGraphOf(file: string, source: { nodes: readonly Pick<Source
  * (`readPythonGraph`: a graph, or why none can be read exactly, with its place), for the
  * module shown as `shown` (its path from the config's folder, `graph/react.py`).
  */
-export function pythonAgentGraphOf(file: string, shown: string, read: { ok: true; graph: Graph } | { ok: false; reason: string }): AgentGraph {
+export function pythonAgentGraphOf(
+  file: string,
+  shown: string,
+  read: { ok: true; graph: Graph } | { ok: false; reason: string; missing?: true },
+  missing?: { spec: string; graphs: readonly string[] },
+): AgentGraph {
   if (read.ok) return { file, shown, graph: read.graph };
+  if (read.missing && missing) {
+    const colon = missing.spec.indexOf(':');
+    return { file, shown, missing: missingAttributeSentence(shown, missing.spec.slice(0, colon), missing.spec.slice(colon + 1), missing.graphs) };
+  }
   return { file, shown, tell: true, reason: `${shown} not read (${read.reason}), so node names are not checked without a running server.` };
+}
+
+/**
+ * What the server says of a `module:attribute` whose module binds no such name: importing it
+ * fails at start-up. `graphs` are the module's compiled graphs (for `agent`), named as the likely choice.
+ */
+export function missingAttributeSentence(shown: string, module: string, attribute: string, graphs: readonly string[] = []): string {
+  const choice = graphs.length
+    ? ` (its compiled graph${graphs.length === 1 ? ' is' : 's are'} ${graphs
+        .slice(0, 5)
+        .map((g) => `'${g}'`)
+        .join(', ')})`
+    : '';
+  return `${shown} binds no top-level '${attribute}'${choice}: the server stops at start-up (module '${module}' has no attribute '${attribute}').`;
 }
 
 /** The sentence added to a graph rule's message when the graph was read from the agent module's source (named `shown`, else by its base name). */
@@ -112,6 +153,8 @@ export interface ProjectConfigInput {
   covered: boolean;
   /** The agent module's source, read without a server graph in use; undefined when a server graph judges the nodes, or the module was not found. */
   agent?: AgentGraph;
+  /** The names of the Python module beside the config that a `module:attribute` names; undefined where the front end did not read it whole. */
+  modules?: (module: string) => PythonModuleNames | undefined;
 }
 
 /** What a project rule on a source is given. */

@@ -129,6 +129,11 @@ export class ProjectIndex<F extends object> {
     return this.files.size;
   }
 
+  /** The facts of a file the index holds (open or read), without reading anything; undefined for any other. */
+  known(path: string): F | undefined {
+    return this.open.get(path) ?? this.files.get(path)?.facts;
+  }
+
   /** The facts of one source: indexed or open, or read now when it lies outside the index (an agent module anywhere). */
   async factsOf(path: string): Promise<F | undefined> {
     const known = this.open.get(path) ?? this.files.get(path)?.facts;

@@ -11,7 +11,7 @@
  * read without it (`readParsingSome`). Every walk here is iterative, and brackets nested deeper
  * than Python allows are refused before a parse, so no nesting of the source can overflow the stack.
  */
-import { NodeType, type SyntaxNode, Tree } from '@lezer/common';
+import type { NodeType, SyntaxNode, Tree } from '@lezer/common';
 import { LineIndex } from '../rules/lineIndex';
 import type { Graph, NodeKind } from '../rules/types';
 import {
@@ -248,6 +248,11 @@ function readModule(source: string, whole: boolean): PythonModuleRead {
 export function pythonGraphOf(module: PythonModuleRead, variable: string): PythonGraphRead {
   const found = module.unread === undefined ? module.exports.find(([name]) => name === variable) : undefined;
   return found ? found[1] : unboundRead(module, variable);
+}
+
+/** The top-level names of a module read by `readPythonModule` that hold a graph read exactly (what `agent` may name). */
+export function compiledGraphNames(module: { exports: ReadonlyArray<readonly [string, { ok: boolean }]> }): string[] {
+  return module.exports.filter(([, read]) => read.ok).map(([name]) => name);
 }
 
 /**
@@ -537,7 +542,8 @@ class ModuleReader {
       if (statement.name === 'ScopeStatement')
         return { kind: 'unknown', why: `'${f.name}' declares ${this.snippet(statement)} at ${this.at(statement.from)}: what it binds is not followed` };
       // A function defined in the body returns for itself.
-      const nested = statement.name === 'FunctionDefinition' || statement.name === 'ClassDefinition' || statement.name === 'DecoratedStatement' ? undefined : firstReturn(statement);
+      const nested =
+        statement.name === 'FunctionDefinition' || statement.name === 'ClassDefinition' || statement.name === 'DecoratedStatement' ? undefined : firstReturn(statement);
       if (nested) return { kind: 'unknown', why: `'${f.name}' returns at ${this.at(nested.from)} inside a block: which value it returns is not followed` };
       this.readStatement(statement);
     }
@@ -822,7 +828,11 @@ class ModuleReader {
         const last = at.name === 'MemberExpression' ? (at.lastChild ?? at) : at;
         state = { kind: 'prebuilt', className: name, agent: PREBUILT_AGENTS[name], call: current, nameFrom: last.from, nameTo: last.to };
       }
-    } else if (current.name === 'ArrayExpression' || current.name === 'TupleExpression' || (current.name === 'ParenthesizedExpression' && current.getChild(')')?.from === current.from + 1)) {
+    } else if (
+      current.name === 'ArrayExpression' ||
+      current.name === 'TupleExpression' ||
+      (current.name === 'ParenthesizedExpression' && current.getChild(')')?.from === current.from + 1)
+    ) {
       this.scan(current, where);
       const items = childrenOf(current).filter((c) => !['[', ']', '(', ')', ','].includes(c.name));
       // A starred item may unpack an empty list.
@@ -848,8 +858,7 @@ class ModuleReader {
       } else if (state.kind === 'prebuilt' && method === 'compile') {
         // Each compile() builds a new graph from the agent's arguments.
         state = { kind: 'compiled', graph: this.prebuiltGraph(state, args) };
-      }
-      else if (state.kind === 'graph' || state.kind === 'compiled') {
+      } else if (state.kind === 'graph' || state.kind === 'compiled') {
         // What other methods return is not known: a chain that goes on to add nodes cannot be followed.
         const next = calls.slice(i + 1).find((c) => NODE_METHODS.has(c.method) || c.method === 'compile');
         if (next) this.unread(state.graph, `${next.method}() at ${this.at(next.call.from)} is chained after ${method}(), whose result is not known`);
@@ -922,10 +931,7 @@ class ModuleReader {
       if (bound?.kind === 'function') name = bound.name;
       else if (bound?.kind === 'imported') name = bound.name.split('.').pop();
       if (name === undefined)
-        return this.unread(
-          graph,
-          `add_node(${oneLine(only.text)}) at ${this.at(callFrom)} names the node after a value that is not a function defined or imported in the module`,
-        );
+        return this.unread(graph, `add_node(${oneLine(only.text)}) at ${this.at(callFrom)} names the node after a value that is not a function defined or imported in the module`);
       value = only;
     } else if (list.length === 2) {
       name = list[0].literal;
@@ -1086,7 +1092,10 @@ class ModuleReader {
       for (const [i, node] of LEGACY_REACT_NODES.entries()) {
         const given = compiled.keywords.get(node.parameter) ?? compiled.positional[i];
         if (!given) continue;
-        const named = given.name === 'TupleExpression' || given.name === 'ParenthesizedExpression' ? childrenOf(given).find((c) => c.name === 'String' || c.name === 'ContinuedString') : undefined;
+        const named =
+          given.name === 'TupleExpression' || given.name === 'ParenthesizedExpression'
+            ? childrenOf(given).find((c) => c.name === 'String' || c.name === 'ContinuedString')
+            : undefined;
         const literal = named ? this.stringValue(named) : undefined;
         if (named && literal === undefined) {
           this.unread(graph, `${className}().compile() at ${where} names its ${node.parameter} with ${this.snippet(named)}, which is not a plain string literal`);
@@ -1171,7 +1180,9 @@ class ModuleReader {
     if (name === undefined) return false;
     const last = name.split('.').pop();
     const head = this.bindings.get(name.split('.')[0]);
-    return (last === 'StateGraph' || last === 'ToolNode' || last === 'Agent' || (last !== undefined && last in PREBUILT_AGENTS)) && head?.kind !== 'graph' && head?.kind !== 'compiled';
+    return (
+      (last === 'StateGraph' || last === 'ToolNode' || last === 'Agent' || (last !== undefined && last in PREBUILT_AGENTS)) && head?.kind !== 'graph' && head?.kind !== 'compiled'
+    );
   }
 
   /** The value of a Python string literal (or implicitly joined literals); undefined for an f-string, bytes or a `\N{...}` escape. */
@@ -1292,7 +1303,17 @@ function isMainGuard(statement: SyntaxNode, source: string): boolean {
 }
 
 /** The nodes a parse accepts that Python's compiler may refuse, by where they stand (see `refusalOf`). */
-const REFUSABLE = new Set(['AwaitExpression', 'YieldExpression', 'YieldStatement', 'ReturnStatement', 'BreakStatement', 'ContinueStatement', 'PrintStatement', 'ScopeStatement', 'async']);
+const REFUSABLE = new Set([
+  'AwaitExpression',
+  'YieldExpression',
+  'YieldStatement',
+  'ReturnStatement',
+  'BreakStatement',
+  'ContinueStatement',
+  'PrintStatement',
+  'ScopeStatement',
+  'async',
+]);
 
 /** The scope a node stands in: an `async def`'s body, another function's (or a lambda's), a class body, or the module's. */
 function scopeOf(node: SyntaxNode): 'async' | 'function' | 'class' | 'module' {
@@ -1366,13 +1387,18 @@ function refusalOf(node: SyntaxNode): string | undefined {
  * inside one that starts at the module's start, so that every position is an offset in the module.
  */
 function atOffset(tree: Tree, from: number): Tree {
-  return from === 0 ? tree : new Tree(NodeType.none, [tree], [from], from + tree.length);
+  if (from === 0) return tree;
+  // The classes of the parser's own copy of @lezer/common, taken from the tree itself: an install or
+  // a bundle may hold a second copy, and a tree reads only children of its own class as trees.
+  const TreeClass = tree.constructor as typeof Tree;
+  const NodeTypeClass = tree.type.constructor as typeof NodeType;
+  return new TreeClass(NodeTypeClass.none, [tree], [from], from + tree.length);
 }
 
 /** The parse's Script node (inside the wrapper `atOffset` may have put around it). */
 function scriptOf(tree: Tree): SyntaxNode {
   const top = tree.topNode;
-  return top.type === NodeType.none ? top.firstChild! : top;
+  return top.name === 'Script' ? top : top.firstChild!;
 }
 
 /** The expression inside parentheses (`(a.b())` is `a.b()`), however many; a tuple or anything else as it is. */

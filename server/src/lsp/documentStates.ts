@@ -139,6 +139,8 @@ export class DocumentStates {
         ...(graph ? { graph } : {}),
         agents,
         ...(fromSource ? { sourceGraph: { fileName: fromSource.shown ?? basename(fromSource.file), note: readFromSourceNote(fromSource.file, fromSource.shown) } } : {}),
+        // The Python agent module binds no such name: the config's error, as `10xgraph audit` reports it.
+        ...(unreadSource?.missing !== undefined ? { agentUnresolved: unreadSource.missing } : {}),
       },
       cached,
     );

@@ -60,25 +60,27 @@ export class ServerProject {
     };
     // A pulled report asks for a config's project diagnostics twice (its result id, then its items): they
     // are computed once per checked version, project snapshot and unread agent module.
-    const computed = new WeakMap<CheckedConfig, { generation: number; unread: AgentSource | undefined; diagnostics: Diagnostic[] }>();
+    const computed = new WeakMap<CheckedConfig, { generation: number; moduleReads: number; unread: AgentSource | undefined; diagnostics: Diagnostic[] }>();
     this.features = {
       configDiagnostics(config) {
         const flat = config.analysis.flatTree;
         if (!flat) return [];
         const generation = service.snapshot().generation;
+        const moduleReads = service.moduleReads;
         const unread = host.unreadSourceOf(config);
         const known = computed.get(config);
-        if (known?.generation === generation && known.unread === unread) return known.diagnostics;
+        if (known?.generation === generation && known.moduleReads === moduleReads && known.unread === unread) return known.diagnostics;
         const diagnostics = [
           // The rule judges whether the reason is worth telling; the config's ranges are built only when there is a reason.
           ...(unread ? graphNotReadDiagnostic(config.config(), unread) : []),
+          ...service.importDiagnostics(config.uri, config.config(), config.version),
           ...service.configDiagnostics(
             config.uri,
             (only) => (only ? configFactsOf(configSummaryOf(flat, only)!, config.lines) : config.config()),
             () => flatToolNames(flat),
           ),
         ];
-        computed.set(config, { generation, unread, diagnostics });
+        computed.set(config, { generation, moduleReads, unread, diagnostics });
         return diagnostics;
       },
       definition: (uri, position, view) => service.definition(uri, position, seen(view)),

@@ -65,6 +65,8 @@ export interface ProjectFacts {
   agents?: AgentInfo;
   /** Set when `graph` was read from the agent module's source: its file name and the sentence its node diagnostics end with. */
   sourceGraph?: { fileName: string; note: string };
+  /** Why `agent` names nothing: its Python module binds no such name (`agent-not-found`, with this sentence). */
+  agentUnresolved?: string;
 }
 
 /** A config too large to check while typing: it gets one diagnostic and no other feature. */
@@ -202,7 +204,12 @@ export function getLanguageService(host: LanguageServiceHost = {}): LanguageServ
       // The files beside the config, read by the rules that need them during this analysis.
       const files = host.configFiles?.(uri);
       const candidates = facts.agents?.candidates ?? [];
-      const options: AuditOptions = { ...(facts.graph ? { graph: facts.graph } : {}), ...(candidates.length ? { agentCandidates: candidates } : {}), ...(files ? { files } : {}) };
+      const options: AuditOptions = {
+        ...(facts.graph ? { graph: facts.graph } : {}),
+        ...(candidates.length ? { agentCandidates: candidates } : {}),
+        ...(files ? { files } : {}),
+        ...(facts.agentUnresolved !== undefined ? { agentUnresolved: facts.agentUnresolved } : {}),
+      };
       // A keystroke inside a string reuses the previous version's tree (not kept by this state: no chain of versions).
       const previousTree = previous?.analysis?.flatTree;
       const analysis = analyzeConfig(text, previousTree ? { ...options, previous: { flatTree: previousTree } } : options);

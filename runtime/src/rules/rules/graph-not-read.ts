@@ -9,7 +9,8 @@ export const graphNotRead: ConfigProjectRule = {
   code: 'graph-not-read',
   on: 'config',
   check({ config, agent }, report) {
-    if (!config.agent || !agent?.tell || !agent.reason) return;
+    // A module that binds no such name is `agent-not-found`, not an unread graph.
+    if (!config.agent || !agent?.tell || !agent.reason || agent.missing) return;
     report({ code: 'graph-not-read', message: agent.reason, offset: config.agent.offset, length: config.agent.length });
   },
 };

@@ -46,6 +46,7 @@ import { rawTypescriptKeyword } from './raw-typescript-keyword';
 import { handlerMissing } from './handler-missing';
 import { handlerUndeclared } from './handler-undeclared';
 import { graphNotRead } from './graph-not-read';
+import { moduleAttributeMissing } from './module-attribute-missing';
 
 /** Every rule run on a parsed text (`invalid-json` is judged by the parse itself). */
 export const ALL_RULES: readonly Rule[] = [
@@ -95,4 +96,4 @@ export const ALL_RULES: readonly Rule[] = [
 ];
 
 /** Every rule run on the project's facts, beside a config or a source (`auditProjectConfig`, `auditProjectSource`). */
-export const PROJECT_RULES: readonly ProjectRule[] = [handlerMissing, handlerUndeclared, graphNotRead];
+export const PROJECT_RULES: readonly ProjectRule[] = [handlerMissing, handlerUndeclared, graphNotRead, moduleAttributeMissing];
