@@ -133,6 +133,9 @@ type Value =
   | FunctionBinding
   | { kind: 'unknown'; why?: string };
 
+// How much of an expression a reason quotes.
+const EXCERPT_CHARS = 60;
+
 /**
  * The words that make a function a factory whose body is read (`FunctionBinding.definition`): a
  * function whose code names none of them builds no graph of the module's. Found lexically, so a
@@ -563,6 +566,12 @@ class ModuleReader {
     return this.source.slice(node.from, node.to);
   }
 
+  /** A node's text as a reason quotes it: on one line, white space folded, cut to a few dozen characters. */
+  private excerpt(node: SyntaxNode): string {
+    const text = this.source.slice(node.from, Math.min(node.to, node.from + 4 * EXCERPT_CHARS)).replace(/\s+/g, ' ');
+    return `'${text.length > EXCERPT_CHARS || node.to - node.from > 4 * EXCERPT_CHARS ? text.slice(0, EXCERPT_CHARS).trimEnd() + '…' : text}'`;
+  }
+
   /** A node's text as a reason quotes it: on one line, at most 40 characters. */
   private snippet(node: SyntaxNode): string {
     return oneLine(this.source.slice(node.from, Math.min(node.to, node.from + 200)));
@@ -763,7 +772,10 @@ class ModuleReader {
       this.scan(statement, 'an expression');
       for (const target of targets)
         for (const t of targetNames(target))
-          this.bindings.set(this.text(t), { kind: 'other', why: `'${this.text(t)}' is assigned at ${this.at(t.from)} from something other than a StateGraph's compile()` });
+          this.bindings.set(this.text(t), {
+            kind: 'other',
+            why: `'${this.text(t)}' is assigned at ${this.at(t.from)} by ${this.excerpt(statement)}, not from a StateGraph's compile()`,
+          });
       return;
     }
     const result = this.evaluate(value, 'an expression');
@@ -783,7 +795,10 @@ class ModuleReader {
       } else if (result.kind === 'tool_node' || result.kind === 'model_node' || result.kind === 'function' || result.kind === 'prebuilt' || result.kind === 'sequence')
         this.bindings.set(name, result);
       else if (result.kind === 'unknown')
-        this.bindings.set(name, { kind: 'other', why: result.why ?? `'${name}' is assigned at ${this.at(targets[i].from)} from something other than a StateGraph's compile()` });
+        this.bindings.set(name, {
+          kind: 'other',
+          why: result.why ?? `'${name}' is assigned at ${this.at(targets[i].from)} from ${this.excerpt(value)}, not from a StateGraph's compile()`,
+        });
     }
   }
 
