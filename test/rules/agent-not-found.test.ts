@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { expectNone, expectProblems } from './helpers';
 
 const CODE = 'agent-not-found';
-const MISSING_MODULE = "Cannot find the module of agent 'graf:app': no graf.ts, graf.mts, graf.js, graf.mjs, graf.py or graf/__init__.py in /p.";
+const MISSING_MODULE = "Cannot find the module of agent 'graf:app': no graf.ts, graf.mts, graf.js, graf.mjs, graf/__init__.py or graf.py in /p.";
 const MISSING_EXPORT = "Agent module /p/graph.ts has no export 'ap' (it exports 'app'); export the compiled graph as 'ap' or fix \"agent\" in /p/10xgraph.json.";
 
 describe('agent-not-found', () => {

@@ -99,6 +99,22 @@ describe('10xgraph api (the built CLI)', () => {
     assert.equal(await refusesConnections(port), true);
   });
 
+  test('a module:attribute whose Python module binds no such name (module-attribute-missing): exits 1 without listening, as the Python server stops', async () => {
+    writeFileSync(join(folder, 'deps.py'), 'from injectq import InjectQ\n\ncontainer = InjectQ.get_instance()\n');
+    writeConfig('import-missing.json', { agent: AGENT, injectq: 'deps:containr' });
+    const port = await freePort();
+    const outcome = await run(['api', '--config', 'import-missing.json', '--port', String(port), '--db', ':memory:']);
+    assert.equal(outcome.code, 1, outcome.stderr);
+    assert.deepEqual(
+      outcome.stderr.split('\n').filter((line) => line.startsWith('import-missing.json:')),
+      [
+        `import-missing.json:3:14: error [module-attribute-missing] "injectq" names deps:containr, but deps.py binds no top-level 'containr': the server stops at start-up (module 'deps' has no attribute 'containr'). Did you mean 'container'?`,
+      ],
+    );
+    assert.equal(await refusesConnections(port), true);
+    rmSync(join(folder, 'deps.py'));
+  });
+
   test('every error is printed, graph rules and others alike', async () => {
     writeConfig('many.json', {
       agent: AGENT,
@@ -169,7 +185,7 @@ describe('10xgraph api (the built CLI)', () => {
     assert.equal(noModule.code, 2);
     assert.match(
       noModule.stderr,
-      /Cannot find the module of agent 'nowhere:app': no nowhere\.ts, nowhere\.mts, nowhere\.js, nowhere\.mjs, nowhere\.py or nowhere\/__init__\.py in /,
+      /Cannot find the module of agent 'nowhere:app': no nowhere\.ts, nowhere\.mts, nowhere\.js, nowhere\.mjs, nowhere\/__init__\.py or nowhere\.py in /,
     );
 
     const badPort = await run(['api', '--port', 'eighty']);

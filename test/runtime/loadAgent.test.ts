@@ -80,7 +80,7 @@ export const app = new StateGraph()
   test('a missing module names every file it looked for', async () => {
     const error = await loadError('nothing:app');
     assert.equal(error.code, 'agent-module-not-found');
-    assert.match(error.message, /no nothing\.ts, nothing\.mts, nothing\.js, nothing\.mjs, nothing\.py or nothing\/__init__\.py in /);
+    assert.match(error.message, /no nothing\.ts, nothing\.mts, nothing\.js, nothing\.mjs, nothing\/__init__\.py or nothing\.py in /);
   });
 
   test('a missing export lists the exports there are', async () => {

@@ -11,6 +11,7 @@ import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '.
 import { loadConfigAgent } from '../agent/loadAgent';
 import { ConfigReadError, displayPath, readConfigText } from '../workspace/configFile';
 import { configFilesOf, defaultConfigPath, loadEnvFile } from '../workspace/configFiles';
+import { startupImportProblems } from '../workspace/pythonModules';
 import { FILE_FIELDS } from '../rules/fields';
 import { createLogger, type ApiLogger, type LogFormat, type LogLevel } from './log';
 import { isLoopbackAddress, OriginSettingError, splitList } from './origin';
@@ -105,6 +106,11 @@ function envPathOf(text: string): string | undefined {
   }
 }
 
+/** Problems in the order of the file. */
+function byOffset(problems: Problem[]): Problem[] {
+  return problems.sort((a, b) => a.offset - b.offset);
+}
+
 /**
  * Reads the config, loads its agent module, runs the rule set with the graph known and attaches
  * the remote tools by node. Throws `ApiStartupError`. `shown` is how problem lines name the file.
@@ -123,16 +129,18 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
   // The agent's module is needed before the graph rules can be judged. When it cannot be had,
   // the file is refused on its own problems (a file too broken to name an agent always has some).
   const loaded = await loadConfigAgent(configPath, text);
+  // A `module:attribute` whose Python module beside the config binds no such name stops the Python server at start-up.
+  const importErrors = await startupImportProblems(configPath, text);
   // A Python graph is not this server's to run, whatever else the file says: one line, exit 2.
   if (!loaded.ok && loaded.code === 'agent-module-python') throw new ApiStartupError(2, [loaded.error!]);
   if (!loaded.ok) {
-    const errors = errorLines(analyzeConfig(text, { files: files() }).problems);
+    const errors = errorLines(byOffset([...analyzeConfig(text, { files: files() }).problems, ...importErrors]));
     if (errors.length) throw new ApiStartupError(1, errors);
     throw new ApiStartupError(2, [loaded.error ?? `${shown}: cannot find the agent to load; set "agent": "module:export".`]);
   }
   const graph = loaded.graph;
   const analysis = analyzeConfig(text, { graph: graph.toRuleGraph(), files: files() });
-  const errors = errorLines(analysis.problems);
+  const errors = errorLines(byOffset([...analysis.problems, ...importErrors]));
   if (errors.length || !analysis.config) throw new ApiStartupError(1, errors);
   const groups = new Map<string, RemoteToolSchema[]>();
   for (const tool of analysis.config.remoteTools) {

@@ -10,6 +10,7 @@ import { analyzeConfig, applySafeFixes, LineIndex, type AuditOptions, type Probl
 import { findAgentCandidates } from '../workspace/agentCandidates';
 import { ConfigReadError, displayPath, readConfigFile, readConfigStream, type ConfigFile } from '../workspace/configFile';
 import { configFilesOf, defaultConfigPath } from '../workspace/configFiles';
+import { startupImportProblems } from '../workspace/pythonModules';
 import { FileChangedError, writeFixedFile } from './fixFile';
 import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
 import type { GraphSource } from './auditGraph';
@@ -203,8 +204,7 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
   }
   // The modules the settings import are read beside the file, as the agent module is (not with --no-graph).
   if (!args.noGraph) {
-    const { importProblems } = await import('./auditGraph');
-    const more = await importProblems(path, text);
+    const more = await startupImportProblems(path, text);
     if (more.length) problems = [...problems, ...more].sort((a, b) => a.offset - b.offset);
   }
 

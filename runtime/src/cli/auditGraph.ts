@@ -1,7 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { analyzeConfig, auditProjectConfig, configSummaryOf, PROJECT_RULES, splitAgentSpec, type Graph, type Problem } from '../rules/index';
-import { pythonModulesOf } from '../workspace/pythonModules';
+import { analyzeConfig, splitAgentSpec, type Graph } from '../rules/index';
 import { NONE, parseTree } from '../rules/tree';
 import { agentOfConfig, loadConfigAgent, resolveAgentModule } from '../agent/loadAgent';
 import { compiledGraphNames, MAX_PYTHON_MODULE_CHARS, pythonGraphOf, readPythonModule } from '../workspace/pythonGraph';
@@ -41,25 +40,6 @@ export async function loadGraphForAudit(configPath: string, text: string): Promi
   if (analyzeConfig(text).problems.some((p) => p.severity === 'error'))
     return { mode: 'skipped', note: `(the agent module did not load: ${loaded.error}): node names not checked` };
   return { error: loaded.error };
-}
-
-/**
- * The problems of the `module:attribute` settings of the config at `configPath` (`injectq`,
- * `store`, …) whose Python module beside it binds no such name (`module-attribute-missing`): the
- * modules read from the disk, never run, as `audit --project` and the editor read them.
- */
-export async function importProblems(configPath: string, text: string): Promise<Problem[]> {
-  const parsed = parseTree(text);
-  const config = parsed.ok ? configSummaryOf(parsed.tree) : undefined;
-  if (!config?.imports?.length) return [];
-  const modules = await pythonModulesOf(
-    configPath,
-    config.imports.map((i) => i.value.value.slice(0, i.value.value.indexOf(':'))),
-  );
-  return auditProjectConfig(
-    { config, project: { complete: false, handled: new Set(), computedHandlers: 0, declared: new Set() }, covered: false, modules },
-    PROJECT_RULES.filter((r) => r.code === 'module-attribute-missing'),
-  );
 }
 
 /** Why no agent module was loaded for `text`, in the words of the summary (`graph skipped (…)`). */

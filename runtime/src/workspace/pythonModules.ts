@@ -7,7 +7,9 @@
  */
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import { auditProjectConfig, configSummaryOf, PROJECT_RULES, type Problem } from '../rules/index';
 import type { PythonModuleNames } from '../rules/project';
+import { parseTree } from '../rules/tree';
 import { MAX_PYTHON_MODULE_BYTES, type PythonModuleRead, readPythonModule } from './pythonGraph';
 import { readRegularFile } from './regularFile';
 
@@ -79,4 +81,27 @@ export async function pythonModulesOf(
   const names = new Map<string, PythonModuleNames | undefined>();
   for (const module of modules) if (!names.has(module)) names.set(module, await readPythonModuleNames(configPath, module, read));
   return (module) => names.get(module);
+}
+
+/** The rule judged here, beside a config alone. */
+const MODULE_ATTRIBUTE_RULES = PROJECT_RULES.filter((r) => r.code === 'module-attribute-missing');
+
+/**
+ * The problems of the `module:attribute` settings of the config text at `configPath` (`injectq`,
+ * `store`, …) whose Python module beside it binds no such name (`module-attribute-missing`): the
+ * modules read from the disk, never run, as `audit --project` and the editor read them. `10xgraph
+ * audit` reports them; `10xgraph api` refuses to start on them, as the Python server stops.
+ */
+export async function startupImportProblems(configPath: string, text: string): Promise<Problem[]> {
+  const parsed = parseTree(text);
+  const config = parsed.ok ? configSummaryOf(parsed.tree) : undefined;
+  if (!config?.imports?.length) return [];
+  const modules = await pythonModulesOf(
+    configPath,
+    config.imports.map((i) => i.value.value.slice(0, i.value.value.indexOf(':'))),
+  );
+  return auditProjectConfig(
+    { config, project: { complete: false, handled: new Set(), computedHandlers: 0, declared: new Set() }, covered: false, modules },
+    MODULE_ATTRIBUTE_RULES,
+  );
 }
