@@ -1,19 +1,23 @@
 /**
  * Python projects in the editor: the runtime's Python reader (`readPythonModule`, @lezer/python),
  * the same reader parsing the whole module, its JS/TS reader (`analyzeSource`) and @babel/parser on agent modules of about the same size and the same
- * nodes, in-process; and the language server (the bundle, dist/server.js, over stdio) indexing a
+ * nodes, in-process; the reader on the real module shapes (test/fixtures/real-shapes) beside the reader as it was
+ * at 87f0867 (issue 26's "today's reader") and the 2,000-line module; and the language server (the bundle, dist/server.js, over stdio) indexing a
  * mixed workspace of 1,000 TypeScript and 1,000 Python files beside one of 2,000 TypeScript files,
  * as the server logs it, with its resident memory once done.
  *
  *   node --import tsx bench/run.ts python      # after `node esbuild.mjs`; prints the Markdown section
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 // The anchor: the language server's parser of TypeScript sources when the Python reader was asked for.
 import { parse as parseTypeScript } from '@babel/parser';
 import { analyzeSource } from '../runtime/src/workspace/sourceAnalysis';
 import { pythonGraphOf, readPythonModule, readPythonModuleWhole } from '../runtime/src/workspace/pythonGraph';
+import { realShapes } from '../test/support/realShapes';
 import { median, ms, table, timeRuns } from './measure';
 import { memoryMiB, startServer } from './project';
 
@@ -82,6 +86,140 @@ function generateWorkspace(dir: string, files: number, mixed: boolean): void {
   if (!mixed) writeFileSync(join(dir, 'graph.ts'), typescriptModule(5));
 }
 
+/** The reader issue 26 calls "today's reader" (the commit it was filed at): the real shapes are held within 1.2× of it. */
+const BASELINE_COMMIT = '87f0867';
+
+/** What both readers answer for one export, as far as this bench looks at it. */
+type GraphRead = { ok: true; graph: { nodes: readonly unknown[] } } | { ok: false; reason: string };
+
+/** `readPythonModule` then `pythonGraphOf`: what the editor and `audit` do with a module and the export `agent` names. */
+type ReadExport = (source: string, exportName: string) => GraphRead;
+
+/**
+ * The reader as it was at BASELINE_COMMIT: runtime/src of that commit (`git archive`) in a folder of
+ * bench/out (git-ignored; its imports of @lezer/python resolve from the repository's node_modules),
+ * imported through tsx. The folder is removed by `remove`; `why` says what failed instead.
+ */
+async function baselineReader(): Promise<{ read?: ReadExport; why?: string; remove: () => void }> {
+  const out = join(__dirname, 'out');
+  let dir: string | undefined;
+  const remove = () => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    try {
+      rmdirSync(out); // bench/out itself, when nothing else is in it
+    } catch {
+      // not empty, or gone
+    }
+  };
+  try {
+    mkdirSync(out, { recursive: true });
+    dir = mkdtempSync(join(out, `reader-${BASELINE_COMMIT}-`));
+    const tar = join(dir, 'src.tar');
+    const archive = spawnSync('git', ['archive', '--format=tar', '-o', tar, BASELINE_COMMIT, 'runtime/src'], { cwd: join(__dirname, '..'), encoding: 'utf8' });
+    if (archive.status !== 0) return { why: `\`git archive ${BASELINE_COMMIT}\` failed: ${(archive.stderr || String(archive.error)).trim().split('\n')[0]}`, remove };
+    const untar = spawnSync('tar', ['-xf', tar, '-C', dir], { encoding: 'utf8' });
+    if (untar.status !== 0) return { why: `\`tar -xf\` failed: ${(untar.stderr || String(untar.error)).trim().split('\n')[0]}`, remove };
+    type Module = { readPythonModule: (source: string) => unknown; pythonGraphOf: (module: unknown, exportName: string) => GraphRead };
+    const imported = (await import(pathToFileURL(join(dir, 'runtime', 'src', 'workspace', 'pythonGraph.ts')).href)) as Partial<Module> & { default?: Partial<Module> };
+    const mod = imported.readPythonModule ? imported : imported.default;
+    const readModule = mod?.readPythonModule;
+    const graphOf = mod?.pythonGraphOf;
+    if (!readModule || !graphOf) return { why: `runtime/src/workspace/pythonGraph.ts at ${BASELINE_COMMIT} exports no readPythonModule and pythonGraphOf`, remove };
+    return { read: (source, exportName) => graphOf(readModule(source), exportName), remove };
+  } catch (error) {
+    return { why: `the reader at ${BASELINE_COMMIT} could not be loaded: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, remove };
+  }
+}
+
+/**
+ * The median time of one call of each of `fns`, in ms, taken in turns: `rounds` rounds, in each
+ * `runs` samples of every function in a row, a sample being a batch of calls long enough (about
+ * half a millisecond) for the clock, so a slow spell of the machine weighs on all alike.
+ */
+function timeInTurns(fns: ReadonlyArray<() => unknown>, rounds = 5, runs = 20): number[] {
+  const batches = fns.map((fn) => {
+    const once = median(timeRuns(fn, 10, 5));
+    return Math.max(1, Math.min(200, Math.ceil(0.5 / Math.max(once, 1e-4))));
+  });
+  const samples: number[][] = fns.map(() => []);
+  for (let round = 0; round < rounds; round++)
+    fns.forEach((fn, i) => {
+      const batch = batches[i];
+      const many = () => {
+        for (let k = 0; k < batch; k++) fn();
+      };
+      for (const t of timeRuns(many, runs, 1)) samples[i].push(t / batch);
+    });
+  return samples.map((s) => median(s));
+}
+
+const reads = (read: GraphRead) => (read.ok ? `${read.graph.nodes.length} node${read.graph.nodes.length === 1 ? '' : 's'}` : 'not read');
+
+/** The real module shapes through today's reader and the reader at BASELINE_COMMIT, beside the 2,000-line generated module: the table and its summary. */
+export async function benchRealShapes(log: (line: string) => void = () => undefined): Promise<string> {
+  const loadBefore = loadavg();
+  const now: ReadExport = (source, exportName) => pythonGraphOf(readPythonModule(source), exportName);
+  const baseline = await baselineReader();
+  try {
+    const generated = { file: 'generated, 333 nodes (the 2,000-line module)', source: pythonModule(333), exportName: 'app' };
+    const modules = [generated, ...realShapes()];
+    const times = modules.map((m) => {
+      const t = timeInTurns(baseline.read ? [() => now(m.source, m.exportName), () => baseline.read!(m.source, m.exportName)] : [() => now(m.source, m.exportName)]);
+      log(`python bench: ${m.file} read`);
+      return { nowMs: t[0], baselineMs: t[1] as number | undefined };
+    });
+    const generatedMs = times[0].nowMs;
+    const rows = modules.map((m, i) => {
+      const { nowMs, baselineMs } = times[i];
+      return [
+        i === 0 ? m.file : `\`${m.file}\``,
+        String(m.source.split('\n').length),
+        reads(now(m.source, m.exportName)),
+        baseline.read ? reads(baseline.read(m.source, m.exportName)) : 'n/a',
+        ms(nowMs),
+        baselineMs !== undefined ? ms(baselineMs) : 'n/a',
+        baselineMs !== undefined ? `${(nowMs / baselineMs).toFixed(2)}×` : 'n/a',
+        `${(nowMs / generatedMs).toFixed(2)}×`,
+      ];
+    });
+    const shapes = modules.slice(1).map((m, i) => ({ file: m.file, ...times[i + 1] }));
+    const worst = <T>(items: T[], by: (item: T) => number) => items.reduce((a, b) => (by(b) > by(a) ? b : a));
+    const overGenerated = worst(shapes, (s) => s.nowMs);
+    const ofGenerated = overGenerated.nowMs / generatedMs;
+    let summary: string;
+    if (baseline.read) {
+      const ratios = shapes.map((s) => ({ file: s.file, r: s.nowMs / s.baselineMs! }));
+      const top = worst(ratios, (s) => s.r);
+      const geomean = Math.exp(ratios.reduce((sum, s) => sum + Math.log(s.r), 0) / ratios.length);
+      const over = ratios.filter((s) => s.r > 1.2);
+      summary =
+        `Over the ${shapes.length} real shapes: the largest ratio to ${BASELINE_COMMIT} is ${top.r.toFixed(2)}× (\`${top.file}\`), the geometric mean ${geomean.toFixed(2)}×; ` +
+        `the largest ratio to the 2,000-line module is ${ofGenerated.toFixed(2)}× (\`${overGenerated.file}\`).\n\n` +
+        `Targets (issue 26): every shape within 1.2× of the reader at ${BASELINE_COMMIT}: ${over.length === 0 ? 'met' : `**not met** (${over.length} above: ${over.map((s) => `\`${s.file}\` ${s.r.toFixed(2)}×`).join(', ')})`}; ` +
+        `none costing more than the 2,000-line module: ${ofGenerated <= 1 ? 'met' : '**not met**'}.`;
+    } else
+      summary =
+        `The baseline (the reader at ${BASELINE_COMMIT}) is not available here: ${baseline.why ?? 'unknown'}. ` +
+        `The largest ratio to the 2,000-line module is ${ofGenerated.toFixed(2)}× (\`${overGenerated.file}\`): ${ofGenerated <= 1 ? 'met' : '**not met**'} (none costing more than it).`;
+    const loadAfter = loadavg();
+    const load = (l: number[]) => l.map((v) => v.toFixed(2)).join(', ');
+    return `The real module shapes (test/fixtures/real-shapes, issue 26): \`readPythonModule\` then \`pythonGraphOf\` on the export
+\`agent\` names, as the editor and \`audit\` read a module, now and with the reader as it was at ${BASELINE_COMMIT} (the issue's
+"today's reader": runtime/src of that commit taken by \`git archive\` into a folder of bench/out for the run, then removed),
+and each against the 2,000-line generated module read the same way in the same run (its first row). The two readers
+take turns on each module (5 rounds of 20 samples each, a sample a batch of calls of about half a millisecond); medians
+of one call, in ms. "reads" is what each reader answers for the export (its nodes, or not read). Load average
+${load(loadBefore)} before and ${load(loadAfter)} after (1, 5, 15 minutes).
+
+${table(['module', 'lines', 'reads', `${BASELINE_COMMIT} reads`, 'now', BASELINE_COMMIT, `now / ${BASELINE_COMMIT}`, 'now / 2,000-line module'], rows)}
+
+${summary}
+`;
+  } finally {
+    baseline.remove();
+  }
+}
+
 /** Runs the section and returns its Markdown. */
 export async function benchPython(log: (line: string) => void = () => undefined): Promise<string> {
   const readers: string[][] = [];
@@ -116,6 +254,7 @@ export async function benchPython(log: (line: string) => void = () => undefined)
     ]);
     log(`python bench: ${nodes} nodes read`);
   }
+  const shapes = await benchRealShapes(log);
   const dir = mkdtempSync(join(tmpdir(), '10xgraph-python-bench-'));
   const indexRows: string[][] = [];
   try {
@@ -153,6 +292,7 @@ Medians of 30 to 100 runs after a warm-up.
 
 ${table(['nodes', 'Python module', 'readPythonModule', 'whole parse', 'chained', 'TypeScript module', 'analyzeSource', '@babel/parser', 'Python / analyzeSource', 'Python / @babel/parser', 'chained / analyzeSource'], readers)}
 
+${shapes}
 The language server over stdio (dist/server.js, server checks off) indexing a generated workspace of ${MIXED_FILES.toLocaleString('en-US')} files,
 as it logs it (\`indexed N source files in T ms\`, which gives way to the event loop after every file), and its
 resident memory once done. Every Python module is read (what it binds at its top level is kept, for whichever \`agent\` names it).

@@ -122,6 +122,9 @@ describe('the reader against CPython on modules put together from pieces (fast-c
     'result = await graph.compile().ainvoke({})\n',
     'def waits():\n    await lookup(1)\n',
     'del tools\ntools = ToolNode([lookup])\n',
+    'class Holder:\n    def build(self):\n        g = StateGraph()\n        g.add_node("K1", lookup)\n        return g.compile()\n',
+    'app = Holder().build()\n',
+    'class Tweak:\n    graph.add_node("CLS", lookup)\n',
   ];
   const prefixes = ['', '\n', '# a comment\n', '"""The module."""\n', 'def first(x):\n    return x\n'];
 

@@ -294,7 +294,13 @@ class ModuleReader {
       };
     if ('statements' in layout) {
       const definitions = layout.statements.filter((s) => s.definition);
-      const factories = statementsMentioning(this.source, FACTORY_WORDS, definitions, layout.nonCode);
+      // Only a function is a factory: a class mentioning StateGraph (a graph built in a method) is read by its name alone.
+      const factories = statementsMentioning(
+        this.source,
+        FACTORY_WORDS,
+        definitions.filter((s) => s.definition!.kind === 'function'),
+        layout.nonCode,
+      );
       // A plain `def` that awaits is parsed too: Python refuses it, and only a parse sees where.
       const awaiting = statementsMentioning(
         this.source,
