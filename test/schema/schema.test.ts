@@ -21,7 +21,14 @@ const SCHEMA_PATH = join(ROOT, 'schemas', '10xgraph.schema.json');
 const FIXTURES_DIR = join(ROOT, 'test', 'fixtures');
 
 /** Error codes no JSON Schema can express: uniqueness of a field across items, the files beside the config, and the graph. */
-const NOT_IN_SCHEMA = new Set<ProblemCode>(['duplicate-name', 'agent-not-found', 'node-not-found', 'node-not-tool-node', 'name-conflicts-with-server-tool']);
+const NOT_IN_SCHEMA = new Set<ProblemCode>([
+  'duplicate-name',
+  'agent-not-found',
+  'node-not-found',
+  'node-not-tool-node',
+  'name-conflicts-with-server-tool',
+  'module-attribute-missing',
+]);
 
 /** VS Code's extensions to JSON Schema, which the editor reads and validators ignore. */
 const EDITOR_KEYWORDS = ['markdownDescription', 'defaultSnippets', 'patternErrorMessage', 'errorMessage'];

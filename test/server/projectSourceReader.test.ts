@@ -45,6 +45,67 @@ describe('the source reader', () => {
     assert.match(facts.syntaxError ?? '', /not closed \(line 1\)/);
   });
 
+  test('the forms of @10xscale/agentflow-client: through a React ref, a const, a spread, a parameter', () => {
+    const text = [
+      "const weatherTool = { node: 'TOOL', name: 'get_weather', handler: async () => ({}) };",
+      'client.registerTool(weatherTool);',
+      'client.registerToolHandler(weatherTool.name, weatherTool.handler);',
+      "client.current.registerTool({ node: 'TOOL', name: 'pick_color', handler });",
+      "clientRef.current?.registerTool({ name: 'read_clipboard', handler });",
+      "client.registerTool({ ...weatherTool, name: 'get_forecast' });",
+      'client.registerTool({ ...weatherTool });',
+      "client.registerTool({ name: 'x', ...weatherTool });",
+      'function registerOne(client, tool) { client.registerTool(tool); }',
+      'for (const t of tools) client.registerTool({ name: t.name, handler: t.handler });',
+      'client.registerTool({ name, handler });',
+    ].join('\n');
+    const handlers = analyzeSource(text).handlers;
+    assert.deepEqual(
+      handlers.map((h) => h.name ?? null),
+      // `weatherTool` registered twice is one name at the place its const gives it.
+      ['get_weather', 'pick_color', 'read_clipboard', 'get_forecast', null, null, null, null, null],
+    );
+    assert.equal(text.slice(handlers[0].offset, handlers[0].offset + handlers[0].length), "'get_weather'");
+    assert.equal(handlers[0].line, 0);
+    // A computed name's site is the argument itself.
+    assert.equal(text.slice(handlers[4].offset, handlers[4].offset + handlers[4].length), '{ ...weatherTool }');
+  });
+
+  test('a type assertion inside a registration is part of it: only one at the end is taken off', () => {
+    assert.deepEqual(
+      names(
+        [
+          "client.registerTool({ name: 'a', handler: async () => (navigator as any).getBattery() });",
+          "const b: ToolRegistration = { name: 'b', parameters: { type: 'object' as const }, handler: async (): Promise<{ ok: boolean }> => ({ ok: true }) };",
+          'client.registerTool(b);',
+          "const c = { name: 'c' as const, handler } satisfies ToolRegistration;",
+          'client.registerToolHandler(c.name, c.handler);',
+          "client.registerTool({ name: 'd', handler } as ToolRegistration);",
+          "client.registerToolHandler('e' as const, h);",
+          'client.registerTool(tool.as);',
+        ].join('\n'),
+      ),
+      ['a', 'b', 'c', 'd', 'e', null],
+    );
+  });
+
+  test('a name is read from its binding in the block it is used in, never from another block', () => {
+    // Each test declares its own `mockTool` (10xHub/agentflow-client tests/invoke.test.ts).
+    const perTest = [
+      "it('a', () => { const mockTool = { name: 'first_tool', handler }; client.registerTool(mockTool); });",
+      "it('b', () => { const mockTool = { name: 'second_tool', handler }; client.registerTool(mockTool); });",
+    ].join('\n');
+    assert.deepEqual(names(perTest), ['first_tool', 'second_tool']);
+    // A binding of an inner block hides the outer one; one with nothing to follow hides it too.
+    assert.deepEqual(names("const NAME = 'outer'; function f() { const NAME = 'inner'; c.registerToolHandler(NAME, h); } c.registerToolHandler(NAME, h);"), ['inner', 'outer']);
+    assert.deepEqual(names("const tool = { name: 'x' }; function f(tools) { for (const tool of tools) { c.registerTool(tool); } }"), [null]);
+    // Declared below its use in an enclosing block: read; declared in a block the use is outside of: not.
+    assert.deepEqual(names("function f() { c.registerTool(tool); }\nconst tool = { name: 'below' };"), ['below']);
+    assert.deepEqual(names("function f() { const tool = { name: 'x' }; }\nc.registerTool(tool);"), [null]);
+    // Bound twice in one block: which one is meant is not known.
+    assert.deepEqual(names("var t = { name: 'a' }; var t = { name: 'b' }; c.registerTool(t);"), [null]);
+  });
+
   test('declarations register nothing; every other JS/TS extension is read', () => {
     assert.equal(isSourcePath('types.d.ts'), false);
     for (const ext of ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs']) assert.equal(isSourcePath(`a${ext}`), true, ext);
@@ -58,5 +119,10 @@ describe('the source reader', () => {
     assert.equal(analyzeSource('`${'.repeat(n)).handlers.length, 0);
     assert.equal(analyzeSource("'".repeat(n) + '\n').handlers.length, 0);
     assert.equal(analyzeSource('const a: ' + 'A<'.repeat(n)).nodes.length, 0);
+    // One name bound in many blocks, each registering it: past a bound it is not followed (and no look-up scans every binding).
+    const perBlock = analyzeSource("{ const t = { name: 'x', h: (a as any) }; c.registerTool(t); }".repeat(n)).handlers;
+    assert.equal(perBlock.length, n);
+    assert.ok(perBlock.every((h) => h.name === undefined));
+    assert.equal(analyzeSource('c.registerTool({ h: ' + '(a as b), '.repeat(n) + "name: 'x' })").handlers[0].name, 'x');
   });
 });

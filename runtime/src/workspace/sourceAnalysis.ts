@@ -473,6 +473,52 @@ const METHODS: ReadonlySet<string> = new Set(['registerToolHandler', 'registerTo
 // How many initializers a registration's name is followed through (`registerTool(tool)`, `registerToolHandler(tool.name, …)`, `const NAME = 'x'`).
 const MAX_NAME_DEPTH = 3;
 
+/** One binding of a name (`const`, `let`, `var`, `function`): the block it is seen in, and its initializer's first token (-1 when it has none to follow). */
+interface Binding {
+  init: number;
+  /** The `{` of the innermost block around the declaration (-1: the module), and the token its block ends at. */
+  open: number;
+  close: number;
+}
+
+// How many bindings of one name are told apart by their blocks; a name bound more often than that is not followed (each look-up stays bounded).
+const MAX_BINDINGS = 64;
+
+/**
+ * The bindings of a source's names, by the blocks they are declared in: a name used at a token
+ * is the binding of the innermost block around that token, wherever in the block it is declared
+ * (a tool may be declared below the function that registers it). The same name bound in two
+ * blocks (`const mockTool = …` in each test of a file) is two bindings; bound twice in one block,
+ * or bound more than `MAX_BINDINGS` times, it is not followed, so nothing is read from it.
+ */
+class Bindings {
+  private readonly byName = new Map<string, Binding[] | null>();
+
+  add(name: string, binding: Binding): void {
+    const list = this.byName.get(name);
+    if (list === null) return;
+    if (list === undefined) this.byName.set(name, [binding]);
+    else if (list.length >= MAX_BINDINGS) this.byName.set(name, null);
+    else list.push(binding);
+  }
+
+  /** The first token of the initializer `name` holds where it is used at token `at`; undefined when that is not one known binding with an initializer. */
+  initializerAt(name: string, at: number): number | undefined {
+    const list = this.byName.get(name);
+    if (!list) return undefined;
+    let best: Binding | undefined;
+    let tied = false;
+    for (const b of list) {
+      if (!(b.open < at && at < b.close)) continue;
+      if (best === undefined || b.open > best.open) {
+        best = b;
+        tied = false;
+      } else if (b.open === best.open) tied = true;
+    }
+    return best === undefined || tied || best.init < 0 ? undefined : best.init;
+  }
+}
+
 /**
  * The name a registration gives, read from the tokens `[from, end)` of an argument:
  * `registerToolHandler`'s first argument (a literal, a `const` holding one, or `tool.name` of a
@@ -485,12 +531,12 @@ function registrationName(
   from: number,
   end: number,
   method: 'registerToolHandler' | 'registerTool',
-  initializers: ReadonlyMap<string, number>,
+  bindings: Bindings,
   text: string,
   lineStarts: readonly number[],
 ): SourceName {
   const computed = nameOf(tokens, from, end, text, lineStarts);
-  const literal = method === 'registerTool' ? objectName(tokens, from, end, initializers, text, 0) : nameValue(tokens, from, end, initializers, text, 0);
+  const literal = method === 'registerTool' ? objectName(tokens, from, end, bindings, text, 0) : nameValue(tokens, from, end, bindings, text, 0);
   return literal === undefined ? { ...computed, name: undefined, inner: undefined, exact: false } : nameOf(tokens, literal, literal + 1, text, lineStarts);
 }
 
@@ -510,29 +556,37 @@ function initializerEnd(tokens: readonly Token[], at: number, text: string): num
   return j;
 }
 
-/** `[from, end)` without a trailing `as const` / `as T` / `satisfies T` (`'x' as const` is `'x'`). */
+/**
+ * `[from, end)` without a trailing `as const` / `as T` / `satisfies T` (`'x' as const` is `'x'`).
+ * Only a wrapper at the expression's own level counts: an `as` inside its brackets (`handler: () =>
+ * (window as any).x` in an object literal) is part of it, and `x.as` is a property.
+ */
 function withoutTypeWrapper(tokens: readonly Token[], from: number, end: number): number {
-  for (let j = from + 1; j < end; j++) if (tokens[j].type === T.Word && TYPE_WRAPPERS.has(tokens[j].text)) return j;
+  for (let j = from; j < end;) {
+    const t = tokens[j];
+    if (j > from && t.type === T.Word && TYPE_WRAPPERS.has(t.text) && tokens[j - 1].text !== '.') return j;
+    j = t.match > j ? t.match + (t.type === T.Template ? 0 : 1) : j + 1;
+  }
   return end;
 }
 
 /** The token of the one string literal `[from, end)` is or holds (through `const` initializers and `x.name`); undefined when computed. */
-function nameValue(tokens: readonly Token[], from: number, end: number, initializers: ReadonlyMap<string, number>, text: string, depth: number): number | undefined {
+function nameValue(tokens: readonly Token[], from: number, end: number, bindings: Bindings, text: string, depth: number): number | undefined {
   if (depth > MAX_NAME_DEPTH) return undefined;
   const stop = withoutTypeWrapper(tokens, from, end);
   const first = tokens[from];
   if (stop === from + 1) {
     if (literalOf(first) !== undefined) return from;
     if (first.type === T.Word && isIdentifier(first.text)) {
-      const init = initializers.get(first.text);
-      return init === undefined || init < 0 ? undefined : nameValue(tokens, init, initializerEnd(tokens, init, text), initializers, text, depth + 1);
+      const init = bindings.initializerAt(first.text, from);
+      return init === undefined ? undefined : nameValue(tokens, init, initializerEnd(tokens, init, text), bindings, text, depth + 1);
     }
     return undefined;
   }
   // `tool.name`, with `tool` a `const` holding an object literal.
   if (stop === from + 3 && first.type === T.Word && tokens[from + 1].text === '.' && tokens[from + 2].text === 'name') {
-    const init = initializers.get(first.text);
-    return init === undefined || init < 0 ? undefined : objectName(tokens, init, initializerEnd(tokens, init, text), initializers, text, depth + 1);
+    const init = bindings.initializerAt(first.text, from);
+    return init === undefined ? undefined : objectName(tokens, init, initializerEnd(tokens, init, text), bindings, text, depth + 1);
   }
   return undefined;
 }
@@ -541,19 +595,19 @@ function nameValue(tokens: readonly Token[], from: number, end: number, initiali
  * The token of the literal `name` of the object `[from, end)` is or holds: an object literal's own
  * `name: '…'` (a spread after it, or none with a spread before it, makes it computed), or a `const` holding one.
  */
-function objectName(tokens: readonly Token[], from: number, end: number, initializers: ReadonlyMap<string, number>, text: string, depth: number): number | undefined {
+function objectName(tokens: readonly Token[], from: number, end: number, bindings: Bindings, text: string, depth: number): number | undefined {
   if (depth > MAX_NAME_DEPTH) return undefined;
   const stop = withoutTypeWrapper(tokens, from, end);
   const first = tokens[from];
   if (stop === from + 1 && first.type === T.Word && isIdentifier(first.text)) {
-    const init = initializers.get(first.text);
-    return init === undefined || init < 0 ? undefined : objectName(tokens, init, initializerEnd(tokens, init, text), initializers, text, depth + 1);
+    const init = bindings.initializerAt(first.text, from);
+    return init === undefined ? undefined : objectName(tokens, init, initializerEnd(tokens, init, text), bindings, text, depth + 1);
   }
   if (first.text !== '{' || first.type !== T.Punct || first.match !== stop - 1) return undefined;
   const close = first.match;
   let name: number | undefined;
   let computed = false;
-  for (let j = from + 1; j < close; ) {
+  for (let j = from + 1; j < close;) {
     const next = argumentEnd(tokens, j, close);
     const key = tokens[j];
     if (key.text === '.' && tokens[j + 1]?.text === '.' && tokens[j + 2]?.text === '.') {
@@ -562,7 +616,7 @@ function objectName(tokens: readonly Token[], from: number, end: number, initial
       name = undefined;
     } else if ((key.type === T.Word ? key.text : literalOf(key)) === 'name') {
       if (tokens[j + 1]?.text === ':' && j + 2 < next) {
-        name = nameValue(tokens, j + 2, next, initializers, text, depth + 1);
+        name = nameValue(tokens, j + 2, next, bindings, text, depth + 1);
         computed = name === undefined;
       } else {
         // `{ name }` or `name() {}`: a value read elsewhere.
@@ -587,11 +641,20 @@ export function analyzeSource(text: string): SourceAnalysis {
   // Worth a second look only when a call's name occurs at all (most files mention neither).
   if (text.includes('registerTool') || text.includes('addNode')) {
     const initializers = new Map<string, number>();
+    const bindings = new Bindings();
+    // The `{` of every block open at the token read: a binding is seen in the innermost one.
+    const blocks: number[] = [];
+    const bind = (name: string, init: number, at: number) => {
+      const open = blocks.length > 0 ? blocks[blocks.length - 1] : -1;
+      bindings.add(name, { init, open, close: open === -1 || tokens[open].match < at ? tokens.length : tokens[open].match });
+    };
     const adds: Array<{ site: SourceName; value: number }> = [];
     // Read once every `const` is known: a tool may be declared below the function that registers it.
     const registrations: Array<{ method: 'registerToolHandler' | 'registerTool'; first: number; end: number }> = [];
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i];
+      if (t.type === T.Punct && t.text === '{') blocks.push(i);
+      else if (t.type === T.Punct && t.text === '}' && blocks.length > 0 && tokens[blocks[blocks.length - 1]].match === i) blocks.pop();
       if (t.type === T.Word && DECLARATIONS.has(t.text) && isIdentifier(tokens[i + 1]?.text) && tokens[i + 1].type === T.Word) {
         // `const x = …` or `const x: Type = …` (the type read up to its `=`, on a bounded number of tokens).
         let j = i + 2;
@@ -600,9 +663,13 @@ export function analyzeSource(text: string): SourceAnalysis {
           while (j < stop && !(tokens[j].text === '=' && tokens[j + 1]?.text !== '>') && tokens[j].text !== ';')
             j = tokens[j].match > j ? tokens[j].match + (tokens[j].type === T.Template ? 0 : 1) : j + 1;
         }
-        if (tokens[j]?.text === '=' && tokens[j + 1] !== undefined && tokens[j + 1].text !== '>') initializers.set(tokens[i + 1].text, j + 1);
+        const init = tokens[j]?.text === '=' && tokens[j + 1] !== undefined && tokens[j + 1].text !== '>' ? j + 1 : -1;
+        if (init !== -1) initializers.set(tokens[i + 1].text, init);
+        // Bound without an initializer to follow (`let x;`, `for (const t of tools)`): it still hides the name's other bindings.
+        bind(tokens[i + 1].text, init, i);
       } else if (t.type === T.Word && t.text === 'function' && tokens[i + 1]?.type === T.Word && isIdentifier(tokens[i + 1].text)) {
         initializers.set(tokens[i + 1].text, -1);
+        bind(tokens[i + 1].text, -1, i);
       }
       const method = t.type === T.Word ? t.text : t.type === T.String ? literalOf(t) : undefined;
       if (method === undefined || !METHODS.has(method)) continue;
@@ -619,7 +686,7 @@ export function analyzeSource(text: string): SourceAnalysis {
     }
     const sites = new Set<number>();
     for (const { method, first, end } of registrations) {
-      const site = registrationName(tokens, first, end, method, initializers, text, lineStarts);
+      const site = registrationName(tokens, first, end, method, bindings, text, lineStarts);
       // One tool registered twice through its `const` (`registerTool(tool)` and `registerToolHandler(tool.name, …)`) is one name at one place.
       if (site.name !== undefined && sites.has(site.offset)) continue;
       sites.add(site.offset);
