@@ -25,7 +25,10 @@ describe('handler-missing', () => {
       ranges,
     );
     assert.equal(problems[0].severity, 'information');
-    assert.match(problems[0].message, /registers a handler for 'search_notes' \(with registerToolHandler or registerTool\).*client\.registerToolHandler\('search_notes', …\) or client\.registerTool\(\{ name: 'search_notes', handler \}\)/);
+    assert.match(
+      problems[0].message,
+      /registers a handler for 'search_notes' \(with registerToolHandler or registerTool\).*client\.registerToolHandler\('search_notes', …\) or client\.registerTool\(\{ name: 'search_notes', handler \}\)/,
+    );
   });
 
   test('nothing is judged while the project is not fully read, when no source handles anything, or when a handler name is computed', () => {
