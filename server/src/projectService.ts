@@ -51,7 +51,17 @@ import {
   undeclaredHandlerDiagnostics,
 } from './project';
 import { type IndexLimits, ProjectIndex, type IndexRoot } from './projectIndex';
-import { formatBytes, isPythonPath, isSourcePath, moduleNamesOf, pythonModuleFiles, pythonModuleNotRead, resolveAgentFile, SOURCE_EXTENSIONS } from '10xgraph/workspace';
+import {
+  formatBytes,
+  isPythonPath,
+  isSourcePath,
+  moduleNamesOf,
+  packageEntries,
+  pythonModuleFiles,
+  pythonModuleNotRead,
+  resolveAgentFile,
+  SOURCE_EXTENSIONS,
+} from '10xgraph/workspace';
 import type { PythonModuleNames } from '10xgraph/rules';
 import { type PythonFacts, readPythonFacts } from './pythonFacts';
 import { readSourceFacts, type SourceFacts } from './sourceFacts';
@@ -303,7 +313,11 @@ export class ProjectService {
         const read = this.pythonModuleOf(file);
         if (read === 'missing') continue;
         if (read === undefined) return undefined;
-        return moduleNamesOf(read, relative(folder, file).split(sep).join('/'), basename(file) === '__init__.py' ? this.submodulesOf(dirname(file)) : undefined);
+        if (basename(file) !== '__init__.py') return moduleNamesOf(read, relative(folder, file).split(sep).join('/'));
+        // A package's submodules, listed from its folder as `audit` lists them (a folder the index leaves out included).
+        const listed = this.packageListing(dirname(file));
+        if (listed === undefined) return undefined;
+        return moduleNamesOf(read, relative(folder, file).split(sep).join('/'), [...new Set([...listed, ...this.submodulesOf(dirname(file))])]);
       }
       return undefined;
     };
@@ -337,6 +351,26 @@ export class ProjectService {
       this.host.changed();
     })().catch(() => undefined);
     return fresh.read;
+  }
+
+  private readonly packageListings = new Map<string, { generation: number; names?: string[] }>();
+
+  /** The entries of a package's folder (`packageEntries`), listed in the background once a generation; undefined until listed. */
+  private packageListing(folder: string): string[] | undefined {
+    const generation = this.index.generation;
+    const entry = this.packageListings.get(folder);
+    if (entry && entry.generation === generation) return entry.names;
+    const fresh: { generation: number; names?: string[] } = { generation, names: entry?.names };
+    this.packageListings.set(folder, fresh);
+    void packageEntries(folder)
+      .then((names) => {
+        if (fresh.names && fresh.names.length === names.length && fresh.names.every((n, i) => n === names[i])) return;
+        fresh.names = names;
+        this.moduleReads++;
+        this.host.changed();
+      })
+      .catch(() => undefined);
+    return fresh.names;
   }
 
   /** The submodules the index knows in a package's folder (its `.py` files and its folders). */

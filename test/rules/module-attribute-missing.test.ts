@@ -4,6 +4,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeConfig, applyEdits, auditProjectConfig, configSummaryOf, type ProjectFacts, type PythonModuleNames } from '../../runtime/src/rules';
 import { unmark } from './helpers';
+import { readPythonModule } from '../../runtime/src/workspace/pythonGraph';
+import { moduleNamesOf } from '../../runtime/src/workspace/pythonModules';
 
 const CODE = 'module-attribute-missing';
 const PROJECT: ProjectFacts = { complete: true, handled: new Set(), computedHandlers: 0, declared: new Set() };
@@ -82,6 +84,14 @@ describe('module-attribute-missing', () => {
       auditProjectConfig({ config: configSummaryOf(analyzeConfig(text))!, project: PROJECT, covered: true }).filter((p) => p.code === CODE),
       [],
     );
+  });
+
+  test('the names a module binds, as Python binds them: joined statements, an NFKC-normalized identifier, a BOM; locals() leaves them unknown', () => {
+    const names = (source: string) => moduleNamesOf(readPythonModule(source), 'deps.py')?.names;
+    assert.deepEqual(names('import os; container = object()\n'), ['os', 'container']);
+    assert.deepEqual(names('\uff43ontainer = object()\n'), ['container']);
+    assert.deepEqual(names('\ufeffstore = object()\n'), ['store']);
+    assert.equal(names('locals()["container"] = object()\n'), undefined);
   });
 
   test('a value that is no import path is left to invalid-import-path; a text that is not JSON has no imports yet', () => {

@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodePythonString, readPythonGraph, type PythonGraphRead } from '../../runtime/src/workspace/pythonGraph';
+import { decodePythonString, readPythonGraph, readPythonModule, type PythonGraphRead } from '../../runtime/src/workspace/pythonGraph';
 import { ROOT } from '../support/run';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures', 'python');
@@ -103,6 +103,39 @@ describe('readPythonGraph', () => {
       reasonOf(readPythonGraph(chain(200), 'app')),
       'the statement at 6:1 chains 201 calls, more than this reader follows in one expression (about 130); add the nodes in statements of their own',
     );
+  });
+
+  test("statements joined by ';' bind each of their names, as Python runs them", () => {
+    const source =
+      'from tenxgraph.core.graph import StateGraph\nimport os; graph = StateGraph()\ngraph.add_node("MAIN", f); graph.add_node("TOOL", g)\napp = graph.compile(); print("compiled")\n';
+    assert.deepEqual(nodesOf(readPythonGraph(source, 'app')), [
+      ['MAIN', 'unknown'],
+      ['TOOL', 'unknown'],
+    ]);
+    assert.deepEqual(
+      readPythonModule('import os; container = object()\n').exports.map(([name]) => name),
+      ['os', 'container'],
+    );
+  });
+
+  test('a UTF-8 byte order mark is no part of the first name (Python decodes it away); offsets stay those of the text', () => {
+    assert.deepEqual(
+      readPythonModule('\ufeffstore = object()\n').exports.map(([name]) => name),
+      ['store'],
+    );
+    const read = readPythonGraph('\ufefffrom tenxgraph.core.graph import StateGraph\ngraph = StateGraph()\ngraph.add_node("MAIN", f)\napp = graph.compile()\n', 'app');
+    assert.ok(read.ok, read.ok ? '' : read.reason);
+    assert.deepEqual(
+      read.graph.nodes.map((n) => n.name),
+      ['MAIN'],
+    );
+  });
+
+  test('a reason quotes what was found on one line, cut between code points', () => {
+    const reason = reasonOf(readPythonGraph(`app = foo("${'a'.repeat(54)}😀😀😀")\n`, 'app'));
+    assert.equal(reason, `'app' is assigned at 1:1 from 'foo("${'a'.repeat(54)}…', not from a StateGraph's compile()`);
+    assert.doesNotMatch(reason, /[\ud800-\udbff](?![\udc00-\udfff])/);
+    assert.equal(reasonOf(readPythonGraph('app = make(\n    1,\n    2)\n', 'app')), "'app' is assigned at 1:1 from 'make( 1, 2)', not from a StateGraph's compile()");
   });
 
   test('a variable that is not a compiled graph, or no such variable', () => {

@@ -125,6 +125,9 @@ describe('the reader against CPython on modules put together from pieces (fast-c
     'class Holder:\n    def build(self):\n        g = StateGraph()\n        g.add_node("K1", lookup)\n        return g.compile()\n',
     'app = Holder().build()\n',
     'class Tweak:\n    graph.add_node("CLS", lookup)\n',
+    'import os; extra = 1\n',
+    'graph.add_node("G1", lookup); graph.add_node("G2", tools)\n',
+    'app = graph.compile(); ready = True\n',
   ];
   const prefixes = ['', '\n', '# a comment\n', '"""The module."""\n', 'def first(x):\n    return x\n'];
 

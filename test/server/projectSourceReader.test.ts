@@ -104,6 +104,23 @@ describe('the source reader', () => {
     assert.deepEqual(names("function f() { const tool = { name: 'x' }; }\nc.registerTool(tool);"), [null]);
     // Bound twice in one block: which one is meant is not known.
     assert.deepEqual(names("var t = { name: 'a' }; var t = { name: 'b' }; c.registerTool(t);"), [null]);
+    // A parameter hides the outer const in its function, whichever way the function is written.
+    assert.deepEqual(names("const tool = { name: 'get_weather' }; c.registerTool(tool); function reg(tool) { c.registerTool(tool); }"), ['get_weather', null]);
+    assert.deepEqual(names("const tool = { name: 'get_weather' }; c.registerTool(tool); tools.forEach((tool) => c.registerTool(tool));"), ['get_weather', null]);
+    assert.deepEqual(names("const tool = { name: 'get_weather' }; c.registerTool(tool); tools.forEach(tool => c.registerTool(tool));"), ['get_weather', null]);
+    assert.deepEqual(names("const tool = { name: 'get_weather' }; c.registerTool(tool); const reg = async (tool: Tool): Promise<void> => { c.registerTool(tool); };"), [
+      'get_weather',
+      null,
+    ]);
+    assert.deepEqual(names("const name = 'get_weather'; c.registerToolHandler(name, h); class A { r(name) { c.registerToolHandler(name, h); } }"), ['get_weather', null]);
+    assert.deepEqual(names("const tool = { name: 'get_weather' }; c.registerTool(tool); try { x(); } catch (tool) { c.registerTool(tool); }"), ['get_weather', null]);
+    assert.deepEqual(names("const tool = { name: 'get_weather' }; c.registerTool(tool); function f(opts) { const { tool } = opts; c.registerTool(tool); }"), ['get_weather', null]);
+    // A condition's parentheses are no parameter list.
+    assert.deepEqual(names("const tool = { name: 'get_weather' }; if (tool) { c.registerTool(tool); }"), ['get_weather']);
+    // A `let` assigned again, or its `name` set, holds no known value; a `const` is never assigned again.
+    assert.deepEqual(names("let tool = { name: 'get_weather' }; c.registerTool(tool); tool = { name: 'search' }; c.registerTool(tool);"), [null, null]);
+    assert.deepEqual(names("let tool = { name: 'get_weather' }; tool.name = 'search'; c.registerTool(tool);"), [null]);
+    assert.deepEqual(names("let tool = { name: 'get_weather' }; if (tool == null) {} c.registerTool(tool);"), ['get_weather']);
   });
 
   test('declarations register nothing; every other JS/TS extension is read', () => {
@@ -124,5 +141,14 @@ describe('the source reader', () => {
     assert.equal(perBlock.length, n);
     assert.ok(perBlock.every((h) => h.name === undefined));
     assert.equal(analyzeSource('c.registerTool({ h: ' + '(a as b), '.repeat(n) + "name: 'x' })").handlers[0].name, 'x');
+    // One long initializer named by many registrations is followed once, not once a registration.
+    const sum = analyzeSource(`const N = ${Array.from({ length: n }, (_, i) => `a${i}`).join('+')};\n` + 'c.registerToolHandler(N, h);\n'.repeat(n)).handlers;
+    assert.equal(sum.length, n);
+    assert.ok(sum.every((h) => h.name === undefined));
+    const wide = analyzeSource(`const t = {${Array.from({ length: n }, (_, i) => ` p${i}: 1,`).join('')} name: 'x' };\n` + 'c.registerTool(t);\n'.repeat(n)).handlers;
+    assert.deepEqual(
+      wide.map((h) => h.name),
+      ['x'],
+    );
   });
 });

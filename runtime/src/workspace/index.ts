@@ -29,4 +29,4 @@ export {
 export { MAX_PYTHON_MODULE_BYTES, MAX_PYTHON_MODULE_CHARS, PYTHON_MODULE_TOO_LARGE, pythonGraphOf, readPythonGraph, readPythonModule, unboundRead } from './pythonGraph';
 export type { PythonGraphRead, PythonModuleRead, PythonNodeSite, PythonUnread } from './pythonGraph';
 export { resolveAgentFile } from './agentFile';
-export { moduleNamesOf, pythonModuleFiles } from './pythonModules';
+export { moduleNamesOf, packageEntries, pythonModuleFiles } from './pythonModules';

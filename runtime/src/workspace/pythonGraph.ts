@@ -136,6 +136,8 @@ type Value =
 // How much of an expression a reason quotes.
 const EXCERPT_CHARS = 60;
 
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
 /**
  * The words that make a function a factory whose body is read (`FunctionBinding.definition`): a
  * function whose code names none of them builds no graph of the module's. Found lexically, so a
@@ -154,7 +156,7 @@ const MAX_CALL_DEPTH = 8;
  * module, `exec`, a module `__getattr__`, a star import, `global` in a function): found
  * lexically, so a partial parse and a whole one agree. Linear: words and fixed tokens.
  */
-const OPEN_NAMES = /\b(?:globals|vars|exec|eval|setattr|__getattr__|__dict__|global)\b|\bsys\s*\.\s*modules\b|\bimport\s*\*/g;
+const OPEN_NAMES = /\b(?:globals|locals|vars|exec|eval|setattr|__getattr__|__dict__|global)\b|\bsys\s*\.\s*modules\b|\bimport\s*\*/g;
 
 type PythonParser = (typeof import('@lezer/python'))['parser'];
 
@@ -237,8 +239,10 @@ export function readPythonModuleWhole(source: string): PythonModuleRead {
 
 function readModule(source: string, whole: boolean): PythonModuleRead {
   if (source.length > MAX_PYTHON_MODULE_CHARS) return { unread: PYTHON_MODULE_TOO_LARGE, exports: [] };
+  // Python decodes a UTF-8 byte order mark away; a space in its place keeps every offset.
+  const text = source.charCodeAt(0) === 0xfeff ? ' ' + source.slice(1) : source;
   try {
-    return new ModuleReader(source).readAll(whole);
+    return new ModuleReader(text).readAll(whole);
   } catch (error) {
     // The parser's tree building recurses: nesting it meets that the layout did not bound (in an
     // f-string's fields, say) can exhaust the stack, which is a module too deep to read, not a crash.
@@ -575,7 +579,10 @@ class ModuleReader {
   /** A node's text as a reason quotes it: on one line, white space folded, cut to a few dozen characters. */
   private excerpt(node: SyntaxNode): string {
     const text = this.source.slice(node.from, Math.min(node.to, node.from + 4 * EXCERPT_CHARS)).replace(/\s+/g, ' ');
-    return `'${text.length > EXCERPT_CHARS || node.to - node.from > 4 * EXCERPT_CHARS ? text.slice(0, EXCERPT_CHARS).trimEnd() + '…' : text}'`;
+    if (text.length <= EXCERPT_CHARS && node.to - node.from <= 4 * EXCERPT_CHARS) return `'${text}'`;
+    // Cut between code points: never half of a surrogate pair.
+    const cut = isHighSurrogate(text.charCodeAt(EXCERPT_CHARS - 1)) ? EXCERPT_CHARS - 1 : EXCERPT_CHARS;
+    return `'${text.slice(0, cut).trimEnd()}…'`;
   }
 
   /** A node's text as a reason quotes it: on one line, at most 40 characters. */
@@ -585,6 +592,10 @@ class ModuleReader {
 
   private readStatement(statement: SyntaxNode): void {
     switch (statement.name) {
+      case 'StatementGroup':
+        // `a = 1; b = 2`: each statement in turn, as Python runs them.
+        for (let child = statement.firstChild; child; child = child.nextSibling) if (child.name !== ';') this.readStatement(child);
+        return;
       case 'ImportStatement':
         return this.readImport(statement);
       case 'AssignStatement':

@@ -24,7 +24,8 @@ export function pythonModuleFiles(base: string): string[] {
 /** What a module read whole says of its names (`PythonModuleNames`); undefined when they are not all known. */
 export function moduleNamesOf(read: ModuleNamesRead, shown: string, submodules?: readonly string[]): PythonModuleNames | undefined {
   if (read.unread !== undefined || read.namesOpen !== undefined) return undefined;
-  return { shown, names: read.exports.map(([name]) => name), ...(submodules ? { submodules } : {}) };
+  // Python stores an identifier NFKC-normalized (`ｃontainer = 1` binds `container`).
+  return { shown, names: read.exports.map(([name]) => name.normalize('NFKC')), ...(submodules ? { submodules } : {}) };
 }
 
 /** The names of the `.py` modules and the folders in a package's folder (its possible submodules). */

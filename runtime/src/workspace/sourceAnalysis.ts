@@ -476,9 +476,49 @@ const MAX_NAME_DEPTH = 3;
 /** One binding of a name (`const`, `let`, `var`, `function`): the block it is seen in, and its initializer's first token (-1 when it has none to follow). */
 interface Binding {
   init: number;
+  /** Declared with `let` or `var`: an assignment to the name elsewhere makes its value unknown. */
+  mutable?: boolean;
   /** The `{` of the innermost block around the declaration (-1: the module), and the token its block ends at. */
   open: number;
   close: number;
+}
+
+// Words before a parenthesis that is a condition, not a parameter list.
+const CONTROL_KEYWORDS: ReadonlySet<string> = new Set(['if', 'for', 'while', 'switch', 'with', 'return', 'typeof', 'await', 'new']);
+
+/** Whether tokens `at`, `at + 1` are `=>`. */
+function isArrow(tokens: readonly Token[], at: number): boolean {
+  return tokens[at]?.text === '=' && tokens[at + 1]?.text === '>' && tokens[at + 1].start === tokens[at].end;
+}
+
+/** Whether token `at` is a plain `=` (not `==`, `===` or `=>`). */
+function isAssignment(tokens: readonly Token[], at: number): boolean {
+  const t = tokens[at];
+  if (t?.type !== T.Punct || t.text !== '=') return false;
+  const next = tokens[at + 1];
+  return !(next && next.start === t.end && (next.text === '=' || next.text === '>'));
+}
+
+/**
+ * When the parenthesis closing at `close` ends a parameter list: the token of the function's body
+ * block (`) {`, `) => {`, `): Type {`), -1 for an arrow whose body is an expression, undefined when
+ * it is no parameter list. A return type is looked through on a bounded number of tokens.
+ */
+function functionBodyAfter(tokens: readonly Token[], close: number): number | undefined {
+  let j = close + 1;
+  if (tokens[j]?.text === ':') {
+    const stop = Math.min(tokens.length, j + 64);
+    j++;
+    while (j < stop && !isArrow(tokens, j) && tokens[j].text !== '{') {
+      const t = tokens[j];
+      if (t.type === T.Punct && (t.text === ';' || t.text === ',' || t.text === ')' || t.text === ']' || t.text === '}')) return undefined;
+      j = t.match > j ? t.match + (t.type === T.Template ? 0 : 1) : j + 1;
+    }
+  }
+  const t = tokens[j];
+  if (t?.type === T.Punct && t.text === '{' && t.match > j) return j;
+  if (isArrow(tokens, j)) return tokens[j + 2]?.text === '{' && tokens[j + 2].match > j + 2 ? j + 2 : -1;
+  return undefined;
 }
 
 // How many bindings of one name are told apart by their blocks; a name bound more often than that is not followed (each look-up stays bounded).
@@ -493,6 +533,10 @@ const MAX_BINDINGS = 64;
  */
 class Bindings {
   private readonly byName = new Map<string, Binding[] | null>();
+  /** Names assigned to after their declaration (`x = …`, `x.name = …`): a `let` or `var` of theirs holds no known value. */
+  readonly assigned = new Set<string>();
+  /** What following an initializer gave, by its first token, depth and reader: each initializer is read once a depth, however many registrations name it. */
+  readonly followed = new Map<number, number | undefined>();
 
   add(name: string, binding: Binding): void {
     const list = this.byName.get(name);
@@ -515,7 +559,7 @@ class Bindings {
         tied = false;
       } else if (b.open === best.open) tied = true;
     }
-    return best === undefined || tied || best.init < 0 ? undefined : best.init;
+    return best === undefined || tied || best.init < 0 || (best.mutable && this.assigned.has(name)) ? undefined : best.init;
   }
 }
 
@@ -579,16 +623,25 @@ function nameValue(tokens: readonly Token[], from: number, end: number, bindings
     if (literalOf(first) !== undefined) return from;
     if (first.type === T.Word && isIdentifier(first.text)) {
       const init = bindings.initializerAt(first.text, from);
-      return init === undefined ? undefined : nameValue(tokens, init, initializerEnd(tokens, init, text), bindings, text, depth + 1);
+      return init === undefined ? undefined : follow(tokens, init, nameValue, bindings, text, depth + 1);
     }
     return undefined;
   }
   // `tool.name`, with `tool` a `const` holding an object literal.
   if (stop === from + 3 && first.type === T.Word && tokens[from + 1].text === '.' && tokens[from + 2].text === 'name') {
     const init = bindings.initializerAt(first.text, from);
-    return init === undefined ? undefined : objectName(tokens, init, initializerEnd(tokens, init, text), bindings, text, depth + 1);
+    return init === undefined ? undefined : follow(tokens, init, objectName, bindings, text, depth + 1);
   }
   return undefined;
+}
+
+/** `read` (nameValue or objectName) of the initializer starting at token `init`, read once for each depth and kept in `bindings.followed`. */
+function follow(tokens: readonly Token[], init: number, read: typeof nameValue, bindings: Bindings, text: string, depth: number): number | undefined {
+  const key = (init * (MAX_NAME_DEPTH + 2) + Math.min(depth, MAX_NAME_DEPTH + 1)) * 2 + (read === objectName ? 1 : 0);
+  if (bindings.followed.has(key)) return bindings.followed.get(key);
+  const found = read(tokens, init, initializerEnd(tokens, init, text), bindings, text, depth);
+  bindings.followed.set(key, found);
+  return found;
 }
 
 /**
@@ -601,7 +654,7 @@ function objectName(tokens: readonly Token[], from: number, end: number, binding
   const first = tokens[from];
   if (stop === from + 1 && first.type === T.Word && isIdentifier(first.text)) {
     const init = bindings.initializerAt(first.text, from);
-    return init === undefined ? undefined : objectName(tokens, init, initializerEnd(tokens, init, text), bindings, text, depth + 1);
+    return init === undefined ? undefined : follow(tokens, init, objectName, bindings, text, depth + 1);
   }
   if (first.text !== '{' || first.type !== T.Punct || first.match !== stop - 1) return undefined;
   const close = first.match;
@@ -644,9 +697,19 @@ export function analyzeSource(text: string): SourceAnalysis {
     const bindings = new Bindings();
     // The `{` of every block open at the token read: a binding is seen in the innermost one.
     const blocks: number[] = [];
-    const bind = (name: string, init: number, at: number) => {
+    // Every bracket open at the token read: the innermost ends an arrow function without a block.
+    const brackets: number[] = [];
+    const bind = (name: string, init: number, at: number, mutable = false) => {
       const open = blocks.length > 0 ? blocks[blocks.length - 1] : -1;
-      bindings.add(name, { init, open, close: open === -1 || tokens[open].match < at ? tokens.length : tokens[open].match });
+      bindings.add(name, { init, open, close: open === -1 || tokens[open].match < at ? tokens.length : tokens[open].match, ...(mutable ? { mutable } : {}) });
+    };
+    // A parameter (or a name a pattern binds) hides the name's other bindings in its function: its value is not known there.
+    const shadow = (from: number, to: number, open: number, close: number) => {
+      for (let j = from; j < to; j++) if (tokens[j].type === T.Word && isIdentifier(tokens[j].text)) bindings.add(tokens[j].text, { init: -1, open, close });
+    };
+    const enclosingEnd = () => {
+      const top = brackets.length > 0 ? brackets[brackets.length - 1] : -1;
+      return top === -1 ? tokens.length : tokens[top].match;
     };
     const adds: Array<{ site: SourceName; value: number }> = [];
     // Read once every `const` is known: a tool may be declared below the function that registers it.
@@ -655,6 +718,33 @@ export function analyzeSource(text: string): SourceAnalysis {
       const t = tokens[i];
       if (t.type === T.Punct && t.text === '{') blocks.push(i);
       else if (t.type === T.Punct && t.text === '}' && blocks.length > 0 && tokens[blocks[blocks.length - 1]].match === i) blocks.pop();
+      if (t.type === T.Punct && (t.text === '(' || t.text === '[' || t.text === '{') && t.match > i) {
+        // `(params) => …`, `function f(params) {`, a method, `catch (e) {`: the parameters hide outer names in the body.
+        if (t.text === '(' && !(tokens[i - 1]?.type === T.Word && CONTROL_KEYWORDS.has(tokens[i - 1].text))) {
+          const body = functionBodyAfter(tokens, t.match);
+          if (body !== undefined) shadow(i + 1, t.match, i, body === -1 ? enclosingEnd() : tokens[body].match);
+        }
+        brackets.push(i);
+      } else if (t.type === T.Punct && (t.text === ')' || t.text === ']' || t.text === '}') && brackets.length > 0 && tokens[brackets[brackets.length - 1]].match === i)
+        brackets.pop();
+      if (t.type === T.Word && isIdentifier(t.text) && tokens[i - 1]?.text !== '.') {
+        if (isArrow(tokens, i + 1)) {
+          // `tool => …`: one parameter without parentheses.
+          const block = tokens[i + 3]?.text === '{' && tokens[i + 3].match > i + 3 ? tokens[i + 3].match : enclosingEnd();
+          shadow(i, i + 1, i, block);
+        } else if (
+          !DECLARATIONS.has(tokens[i - 1]?.text ?? '') &&
+          (isAssignment(tokens, i + 1) || (tokens[i + 1]?.text === '.' && tokens[i + 2]?.text === 'name' && isAssignment(tokens, i + 3)))
+        ) {
+          // `tool = …` or `tool.name = …` after the declaration: a `let` or `var` of it holds no known value.
+          bindings.assigned.add(t.text);
+        }
+      }
+      if (t.type === T.Word && DECLARATIONS.has(t.text) && (tokens[i + 1]?.text === '{' || tokens[i + 1]?.text === '[') && tokens[i + 1].match > i + 1) {
+        // `const { tool } = …`: every name the pattern binds is one whose value is not followed.
+        const open = blocks.length > 0 ? blocks[blocks.length - 1] : -1;
+        shadow(i + 2, tokens[i + 1].match, open, open === -1 ? tokens.length : tokens[open].match);
+      }
       if (t.type === T.Word && DECLARATIONS.has(t.text) && isIdentifier(tokens[i + 1]?.text) && tokens[i + 1].type === T.Word) {
         // `const x = …` or `const x: Type = …` (the type read up to its `=`, on a bounded number of tokens).
         let j = i + 2;
@@ -666,7 +756,7 @@ export function analyzeSource(text: string): SourceAnalysis {
         const init = tokens[j]?.text === '=' && tokens[j + 1] !== undefined && tokens[j + 1].text !== '>' ? j + 1 : -1;
         if (init !== -1) initializers.set(tokens[i + 1].text, init);
         // Bound without an initializer to follow (`let x;`, `for (const t of tools)`): it still hides the name's other bindings.
-        bind(tokens[i + 1].text, init, i);
+        bind(tokens[i + 1].text, init, i, t.text !== 'const');
       } else if (t.type === T.Word && t.text === 'function' && tokens[i + 1]?.type === T.Word && isIdentifier(tokens[i + 1].text)) {
         initializers.set(tokens[i + 1].text, -1);
         bind(tokens[i + 1].text, -1, i);
