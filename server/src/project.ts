@@ -14,6 +14,7 @@ import { type DiagnosticData, ruleDocsHref } from './diagnostics';
 import type { Positions } from './positions';
 import type { ProjectIndex } from './projectIndex';
 import { pythonExportOf, type PythonFacts } from './pythonFacts';
+import { compiledGraphNames } from '10xgraph/workspace';
 import type { HandlerSite, NodeSite, SourceFacts } from './sourceFacts';
 
 /** `source` of the project's diagnostics (the same as the rule set's, so code actions find their fixes). */
@@ -96,8 +97,7 @@ export function agentSourceOf(file: string, facts: SourceFacts): AgentSource {
  */
 export function pythonAgentSourceOf(file: string, shown: string, facts: PythonFacts, spec: string, variable: string): AgentSource {
   const read = pythonExportOf(facts, variable);
-  const graphs = facts.exports.filter(([, e]) => e.ok).map(([name]) => name);
-  return { ...pythonAgentGraphOf(file, shown, read, { spec, graphs }), facts: { handlers: [], nodes: read.ok ? read.nodes : [] } };
+  return { ...pythonAgentGraphOf(file, shown, read, { spec, graphs: compiledGraphNames(facts) }), facts: { handlers: [], nodes: read.ok ? read.nodes : [] } };
 }
 
 /** What the rule set's project rules know of the project, from the snapshot. */
@@ -123,11 +123,14 @@ export function graphNotReadDiagnostic(config: ConfigFacts, source: AgentSource 
   return auditProjectConfig({ config: config.summary, project: NO_PROJECT, covered: false, agent: source }, only('graph-not-read')).map((p) => diagnosticOf(p, config.positionAt));
 }
 
-/** Errors on the config's `module:attribute` settings whose Python module binds no such name (`module-attribute-missing`, judged by the rule set). */
-export function moduleAttributeDiagnostics(config: ConfigFacts, modules: (module: string) => PythonModuleNames | undefined, version: number | undefined): Diagnostic[] {
-  return auditProjectConfig({ config: config.summary, project: NO_PROJECT, covered: false, modules }, only('module-attribute-missing')).map((p) =>
-    diagnosticOf(p, config.positionAt, { fixes: p.fixes ?? [], version } satisfies DiagnosticData),
-  );
+/** The config's `module:attribute` settings whose Python module binds no such name (`module-attribute-missing`, judged by the rule set). */
+export function moduleAttributeProblems(config: ConfigFacts, modules: (module: string) => PythonModuleNames | undefined): Problem[] {
+  return auditProjectConfig({ config: config.summary, project: NO_PROJECT, covered: false, modules }, only('module-attribute-missing'));
+}
+
+/** Those problems as diagnostics of the config's version `version` (their fixes carried in the data). */
+export function moduleAttributeDiagnostics(config: ConfigFacts, problems: readonly Problem[], version: number | undefined): Diagnostic[] {
+  return problems.map((p) => diagnosticOf(p, config.positionAt, { fixes: p.fixes ?? [], version } satisfies DiagnosticData));
 }
 
 /** Where the agent module adds node `name`. */

@@ -39,6 +39,7 @@ import {
   handlerNamePrefix,
   missingHandlerDiagnostics,
   moduleAttributeDiagnostics,
+  moduleAttributeProblems,
   nodeSitesNamed,
   pythonAgentSourceOf,
   ProjectSnapshot,
@@ -62,7 +63,7 @@ import {
   resolveAgentFile,
   SOURCE_EXTENSIONS,
 } from '10xgraph/workspace';
-import type { PythonModuleNames } from '10xgraph/rules';
+import type { Problem, PythonModuleNames } from '10xgraph/rules';
 import { type PythonFacts, readPythonFacts } from './pythonFacts';
 import { readSourceFacts, type SourceFacts } from './sourceFacts';
 
@@ -321,8 +322,16 @@ export class ProjectService {
       }
       return undefined;
     };
-    return moduleAttributeDiagnostics(facts, lookup, version);
+    // Judged again only when the settings or the modules changed, not on every keystroke elsewhere in the file
+    // (the closest-name search runs over every name of a module).
+    const key = `${this.index.generation}:${this.moduleReads}:${JSON.stringify(facts.summary.imports)}`;
+    let judged = this.importProblems.get(uri);
+    if (judged?.key !== key) this.importProblems.set(uri, (judged = { key, problems: moduleAttributeProblems(facts, lookup) }));
+    return moduleAttributeDiagnostics(facts, judged.problems, version);
   }
+
+  /** The last `module-attribute-missing` problems of each config, with what they were judged on. */
+  private readonly importProblems = new Map<string, { key: string; problems: Problem[] }>();
 
   /** Bumped when a module read for `importDiagnostics` lands: the diagnostics computed before it may change. */
   moduleReads = 0;

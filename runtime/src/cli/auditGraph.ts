@@ -1,10 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { analyzeConfig, splitAgentSpec, type Graph } from '../rules/index';
+import { analyzeConfig, pythonAgentGraphOf, type Graph } from '../rules/index';
 import { NONE, parseTree } from '../rules/tree';
 import { agentOfConfig, loadConfigAgent, resolveAgentModule } from '../agent/loadAgent';
 import { compiledGraphNames, MAX_PYTHON_MODULE_CHARS, pythonGraphOf, readPythonModule } from '../workspace/pythonGraph';
-import { missingAttributeSentence } from '../rules/project';
 
 /** How the graph was known for one audit. */
 export interface GraphSource {
@@ -81,7 +80,7 @@ function pythonAgentOf(configPath: string, text: string): GraphSource | undefine
     return {
       mode: 'skipped',
       note: '(the agent does not resolve, see agent-not-found): node names not checked',
-      agentUnresolved: missingAttributeSentence(shown, splitAgentSpec(agent)?.module ?? agent, module.exportName, compiledGraphNames(whole)),
+      agentUnresolved: pythonAgentGraphOf(module.file, shown, read, { spec: agent, graphs: compiledGraphNames(whole) }).missing,
     };
   if (!read.ok) return skipped(read.reason);
   return { mode: 'read', graph: read.graph, note: `from ${shown} (${read.graph.nodes.length} node${read.graph.nodes.length === 1 ? '' : 's'})` };

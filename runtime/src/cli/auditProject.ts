@@ -155,7 +155,7 @@ async function auditConfigOfProject(
     ? undefined
     : await pythonModulesOf(
         path,
-        (summary.imports ?? []).map((i) => i.value.value.slice(0, i.value.value.indexOf(':'))),
+        (summary.imports ?? []).map((i) => i.module),
         async (file) => {
           const facts = await index.factsOf(file);
           if (facts) return readPythonModule(facts.text);

@@ -37,6 +37,9 @@ export interface ImportSummary {
   /** The setting's path, as messages name it: `injectq`, `auth.path`. */
   key: string;
   value: StringSpan;
+  /** The value's module (before its colon) and attribute (after it, a trailing line break left out). */
+  module: string;
+  attribute: string;
 }
 
 /** What a config says about the project. */
@@ -92,7 +95,8 @@ function importsOf(tree: Tree): ImportSummary[] {
     if (spec.stage !== 'start' || spec.unread || tree.kind[value] !== Kind.String) return;
     const text = tree.string(value);
     if (!(spec.type === 'import-path' || (spec.type === 'authorization' && text.includes(':'))) || !isImportPath(text)) return;
-    imports.push({ key: path.join('.'), value: flatSpan(tree, value)! });
+    const colon = text.indexOf(':');
+    imports.push({ key: path.join('.'), value: flatSpan(tree, value)!, module: text.slice(0, colon), attribute: text.slice(colon + 1).replace(/\n$/, '') });
   });
   return imports;
 }

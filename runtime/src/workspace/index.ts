@@ -26,7 +26,16 @@ export {
   type IndexedKind,
   type ProjectIndexOptions,
 } from './projectIndex';
-export { MAX_PYTHON_MODULE_BYTES, MAX_PYTHON_MODULE_CHARS, PYTHON_MODULE_TOO_LARGE, pythonGraphOf, readPythonGraph, readPythonModule, unboundRead } from './pythonGraph';
+export {
+  compiledGraphNames,
+  MAX_PYTHON_MODULE_BYTES,
+  MAX_PYTHON_MODULE_CHARS,
+  PYTHON_MODULE_TOO_LARGE,
+  pythonGraphOf,
+  readPythonGraph,
+  readPythonModule,
+  unboundRead,
+} from './pythonGraph';
 export type { PythonGraphRead, PythonModuleRead, PythonNodeSite, PythonUnread } from './pythonGraph';
 export { resolveAgentFile } from './agentFile';
 export { moduleNamesOf, packageEntries, pythonModuleFiles } from './pythonModules';

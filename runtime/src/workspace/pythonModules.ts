@@ -99,7 +99,7 @@ export async function startupImportProblems(configPath: string, text: string): P
   if (!config?.imports?.length) return [];
   const modules = await pythonModulesOf(
     configPath,
-    config.imports.map((i) => i.value.value.slice(0, i.value.value.indexOf(':'))),
+    config.imports.map((i) => i.module),
   );
   return auditProjectConfig(
     { config, project: { complete: false, handled: new Set(), computedHandlers: 0, declared: new Set() }, covered: false, modules },

@@ -18,11 +18,7 @@ export const moduleAttributeMissing: ConfigProjectRule = {
   on: 'config',
   check({ config, modules }, report) {
     if (!modules) return;
-    for (const { key, value } of config.imports ?? []) {
-      const text = value.value.replace(/\n$/, '');
-      const colon = text.indexOf(':');
-      const module = text.slice(0, colon);
-      const attribute = text.slice(colon + 1);
+    for (const { key, value, module, attribute } of config.imports ?? []) {
       const names = modules(module);
       if (!names || names.names.includes(attribute) || names.submodules?.includes(attribute)) continue;
       const [closest] =
@@ -35,10 +31,10 @@ export const moduleAttributeMissing: ConfigProjectRule = {
       const likely = closest !== undefined && isLikelyTypo(attribute, closest) ? closest : undefined;
       const fixes: Fix[] = [];
       if (likely && value.exact)
-        fixes.push({ title: `Change to '${likely}'`, edits: [{ offset: value.offset + 1 + colon + 1, length: attribute.length, newText: likely }], isPreferred: true });
+        fixes.push({ title: `Change to '${likely}'`, edits: [{ offset: value.offset + 1 + module.length + 1, length: attribute.length, newText: likely }], isPreferred: true });
       report({
         code: 'module-attribute-missing',
-        message: `"${key}" names ${text}, but ${missingAttributeSentence(names.shown, module, attribute)}${likely ? ` Did you mean '${likely}'?` : ''}`,
+        message: `"${key}" names ${module}:${attribute}, but ${missingAttributeSentence(names.shown, module, attribute)}${likely ? ` Did you mean '${likely}'?` : ''}`,
         offset: value.offset,
         length: value.length,
         fixes,
