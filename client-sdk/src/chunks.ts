@@ -1,7 +1,11 @@
 import { CLIENT_ERROR_CODES, TenxGraphError } from './errors';
-import { STREAM_EVENTS, type StreamChunk } from './wire';
+import { STREAM_EVENTS, type Message, type StreamChunk } from './wire';
 
-/** Parses one line or frame of the stream into a chunk, or throws a TenxGraphError saying what was wrong. */
+/**
+ * Parses one line or frame of the stream into a chunk, or throws a TenxGraphError saying what was
+ * wrong. Keys a server left out are filled with null and a numeric `message_id` is made text,
+ * so readers meet one shape.
+ */
 export function parseChunk(text: string, where: string): StreamChunk {
   let value: unknown;
   try {
@@ -9,16 +13,33 @@ export function parseChunk(text: string, where: string): StreamChunk {
   } catch {
     throw new TenxGraphError(0, CLIENT_ERROR_CODES.unexpectedResponse, `The ${where} sent a line that is not JSON (${preview(text)}); is the URL a 10xgraph server?`);
   }
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    typeof (value as { event?: unknown }).event !== 'string' ||
-    !STREAM_EVENTS.has((value as { event: StreamChunk['event'] }).event) ||
-    typeof (value as { data?: unknown }).data !== 'object'
-  ) {
+  const chunk = value as Partial<StreamChunk> | null;
+  if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk) || typeof chunk.event !== 'string' || !STREAM_EVENTS.has(chunk.event)) {
     throw new TenxGraphError(0, CLIENT_ERROR_CODES.unexpectedResponse, `The ${where} sent a chunk that is not a 10xgraph stream chunk (${preview(text)}).`);
   }
-  return value as StreamChunk;
+  const message = isObject(chunk.message) ? normaliseMessage(chunk.message as Message) : null;
+  return {
+    event: chunk.event,
+    message,
+    state: isObject(chunk.state) ? chunk.state : null,
+    data: isObject(chunk.data) ? chunk.data : null,
+    thread_id: typeof chunk.thread_id === 'string' ? chunk.thread_id : typeof chunk.thread_id === 'number' ? String(chunk.thread_id) : null,
+    run_id: typeof chunk.run_id === 'string' ? chunk.run_id : null,
+    metadata: isObject(chunk.metadata) ? chunk.metadata : null,
+    timestamp: typeof chunk.timestamp === 'number' ? chunk.timestamp : 0,
+  };
+}
+
+/** A message as an answer carried it, its id made text and its content a list. */
+export function normaliseMessage(message: Message): Message {
+  const id = (message as { message_id?: unknown }).message_id;
+  const content = Array.isArray(message.content) ? message.content : [];
+  if (typeof id === 'string' && content === message.content) return message;
+  return { ...message, message_id: typeof id === 'string' ? id : id === undefined || id === null ? '' : String(id), content };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Shortens a text for an error message. */
@@ -27,59 +48,37 @@ export function preview(text: string): string {
   return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
 }
 
-/** How long a body may take to end after its `end` chunk before it is cancelled. */
-const END_OF_BODY_MS = 1_000;
-
 /**
- * Reads an NDJSON body line by line. Decoding is streaming, so a line split across network
- * packets, or a multi-byte character split across them, arrives whole.
+ * Reads an NDJSON body line by line, to its end (the stream has no end marker: it ends with the
+ * body). Decoding is streaming, so a line split across network packets, or a multi-byte
+ * character split across them, arrives whole.
  */
 export async function* readNdjson(body: ReadableStream<Uint8Array>, where: string): AsyncGenerator<StreamChunk> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffered = '';
   let finished = false;
-  let endSeen = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
       buffered += done ? decoder.decode() : decoder.decode(value, { stream: true });
+      let start = 0;
       let newline = buffered.indexOf('\n');
       while (newline !== -1) {
-        const line = buffered.slice(0, newline).trim();
-        buffered = buffered.slice(newline + 1);
-        if (line !== '') {
-          const chunk = parseChunk(line, where);
-          endSeen ||= chunk.event === 'end';
-          yield chunk;
-        }
-        newline = buffered.indexOf('\n');
+        const line = buffered.slice(start, newline).trim();
+        if (line !== '') yield parseChunk(line, where);
+        start = newline + 1;
+        newline = buffered.indexOf('\n', start);
       }
+      buffered = buffered.slice(start);
       if (done) break;
     }
     if (buffered.trim() !== '') yield parseChunk(buffered.trim(), where);
     finished = true;
   } finally {
-    // After the end chunk the server ends the body at once: reading it to its end, rather than
-    // cancelling it, keeps browsers from reporting every stream as aborted (net::ERR_ABORTED).
-    if (!finished && endSeen) finished = await readToEnd(reader, END_OF_BODY_MS);
-    // Stopped early (the caller broke out, an error, or a body that does not end): release the connection.
+    // Stopped early (the caller broke out, or an error): release the connection.
     if (!finished) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
-  }
-}
-
-/** Reads and drops what is left of a body; true when it ended within `ms`. */
-async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const drained = (async () => {
-    for (;;) if ((await reader.read()).done) return true;
-  })().catch(() => false);
-  try {
-    return await Promise.race([drained, late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

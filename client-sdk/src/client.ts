@@ -1,4 +1,4 @@
-import { preview, readNdjson } from './chunks';
+import { normaliseMessage, preview, readNdjson } from './chunks';
 import { CLIENT_ERROR_CODES, TenxGraphError } from './errors';
 import { Message } from './message';
 import { ToolExecutor } from './toolExecutor';
@@ -7,24 +7,31 @@ import {
   DEFAULT_RECURSION_LIMIT,
   isThreadId,
   newId,
+  pendingRemoteCalls,
   THREAD_ID_RULE,
-  type CancelThreadData,
-  type DeleteThreadData,
+  WS_DONE_STATUS,
+  type ActionData,
+  type ErrorDetail,
+  type FixData,
   type GraphDescription,
   type GraphTools,
   type InvokeData,
+  type Message as WireMessage,
   type RemoteToolCall,
+  type ResponseGranularity,
+  type RunRequestBody,
+  type StopData,
   type StreamChunk,
-  type ThreadData,
+  type ThreadDetailsData,
+  type ThreadMessagesData,
+  type ThreadsData,
+  type ThreadStateData,
 } from './wire';
-import { webSocketProtocols, WsConnection } from './wsConnection';
+import { webSocketProtocols, WsRun } from './wsConnection';
 import type { WebSocketConstructor } from './wsConnection';
 
 /** Where a client connects when no `baseUrl` is given: `10xgraph api`'s default address. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8000';
-
-/** How long an aborted `invoke` or `stream` keeps asking to cancel a thread a run still holds. */
-const ABORT_CANCEL_MS = 10_000;
 
 /** A fetch function: the platform's, or one passed in. */
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -35,7 +42,7 @@ export interface TenxGraphClientOptions {
   baseUrl?: string;
   /**
    * Sent as `Authorization: Bearer <token>`, and on the WebSocket (whose headers browsers cannot
-   * set) as the subprotocol `10xgraph.bearer.<base64url token>`, so it stays out of URLs and logs.
+   * set) as the subprotocols `10xgraph-bearer, <token>`, so it stays out of URLs and logs.
    */
   token?: string;
   /** The fetch to use (default `globalThis.fetch`). */
@@ -48,25 +55,29 @@ export interface TenxGraphClientOptions {
 
 /** Options of `invoke` and `stream`. */
 export interface RunOptions {
-  /** `thread_id` continues a thread; without it the server starts a new one. */
-  config?: { thread_id?: string };
+  /** `thread_id` continues a thread; without it the server starts a new one (its id comes back in `meta`). */
+  config?: { thread_id?: string; [key: string]: unknown };
   /** Sent to the server (its graph-step limit per run) and the cap on the client's remote-tool rounds. Default 25. */
   recursion_limit?: number;
+  /** Values set on the thread's state before the first run (not with the tool results of later rounds). */
+  initial_state?: Record<string, unknown>;
+  /** How much state the answers carry: `low` (the default), `partial` or `full`. */
+  response_granularity?: ResponseGranularity;
   /**
-   * Aborts the requests and the running handlers, and cancels the remote calls the thread is
-   * left waiting for (`POST /v1/threads/{id}/cancel`), so the thread takes new messages. While the
-   * server still runs the thread the cancel is retried (10 s at most) before the call rejects with
-   * the signal's reason. With a signal and no `thread_id`, the client names the new thread itself,
-   * so it can cancel it.
+   * Aborts the requests and the running handlers, and stops the thread (`POST /v1/graph/stop`):
+   * a run the server still goes on with is stopped, and remote calls it waits for are cancelled,
+   * so the thread takes new messages. With a signal and no `thread_id`, the client names the new
+   * thread itself, so it can stop it.
    */
   signal?: AbortSignal;
 }
 
-/** Options of `thread`. */
-export interface ThreadPageOptions {
-  /** The index of the first message to return (default 0). */
+/** Options of `threads` and `threadMessages`: a page, and a text to look for. */
+export interface PageOptions {
+  search?: string;
+  /** The index of the first item (default 0). */
   offset?: number;
-  /** How many messages at most (default 100, at most 1000). */
+  /** How many items at most (default 100, at most 1000). */
   limit?: number;
   signal?: AbortSignal;
 }
@@ -79,15 +90,14 @@ export interface StreamOptions extends RunOptions {
 
 /** What `invoke` resolves to: the last run's answer, with every message of the whole loop. */
 export interface InvokeResult extends InvokeData {
+  /** The thread the loop ran on (`meta.thread_id`). */
+  thread_id: string;
   /** How many times the client ran handlers and sent results. */
   rounds: number;
 }
 
-interface RunBody {
-  messages: Message[];
-  config: { thread_id?: string };
-  recursion_limit?: number;
-}
+/** A run's body as the client sends it: its `config` always there, to carry the thread. */
+type RunBody = RunRequestBody & { config: { thread_id?: string; [key: string]: unknown } };
 
 /**
  * A client of a 10xgraph server (`10xgraph api`). It runs in browsers and in Node: it uses only
@@ -116,7 +126,6 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
   private readonly token?: string;
   private readonly fetchImpl?: FetchLike;
   private readonly WebSocketImpl?: WebSocketConstructor;
-  private ws?: WsConnection;
 
   constructor(options: TenxGraphClientOptions = {}) {
     const base = options.baseUrl ?? DEFAULT_BASE_URL;
@@ -168,18 +177,24 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     return this.request<GraphTools>('GET', '/v1/graph/tools', undefined, options.signal);
   }
 
+  /** `GET /v1/graph:StateSchema`: the JSON Schema of the graph's state. */
+  async graphStateSchema(options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
+    return this.request<Record<string, unknown>>('GET', '/v1/graph:StateSchema', undefined, options.signal);
+  }
+
   /**
-   * Runs the graph on `messages` (`POST /v1/graph/invoke`) and the remote-tool loop until the
-   * thread no longer waits. Resolves to the final status with every message the loop added
-   * (the tool-result messages the client sent included). Rejects with a TenxGraphError on an
-   * API error, or when `recursion_limit` rounds did not end the loop.
+   * Runs the graph on `messages` (`POST /v1/graph/invoke`) and the remote-tool loop: while the
+   * answer holds `remote_tool_call` blocks, the client runs their handlers and sends the results
+   * on the same thread. Resolves to the last answer with every message of the loop (the results
+   * the client sent included) and the thread's id. Rejects with a TenxGraphError on an API
+   * error, or when `recursion_limit` rounds did not end the loop.
    */
   async invoke(messages: Message[] | string, options: RunOptions = {}): Promise<InvokeResult> {
     const limit = checkLimit(options.recursion_limit);
     const collected: Message[] = [];
     const seen = new Set<string>();
     const keep = (message: Message) => {
-      if (seen.has(message.message_id)) return;
+      if (message.message_id !== '' && seen.has(message.message_id)) return;
       seen.add(message.message_id);
       collected.push(message);
     };
@@ -193,38 +208,36 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
 
   private async invokeLoop(first: RunBody, options: RunOptions, limit: number, keep: (message: Message) => void, collected: Message[]): Promise<InvokeResult> {
     let body = first;
+    const where = `POST ${this.baseUrl}/v1/graph/invoke`;
+    let isNew = false;
     for (let rounds = 0; ; rounds++) {
       const data = await this.request<InvokeData>('POST', '/v1/graph/invoke', body, options.signal);
-      if (!data || typeof data.thread_id !== 'string' || !Array.isArray(data.messages)) {
-        throw new TenxGraphError(
-          0,
-          CLIENT_ERROR_CODES.unexpectedResponse,
-          `The answer of POST ${this.baseUrl}/v1/graph/invoke has no thread_id or messages; is the URL a 10xgraph server?`,
-        );
+      if (!data || typeof data !== 'object' || !Array.isArray(data.messages) || typeof data.meta !== 'object' || data.meta === null) {
+        throw new TenxGraphError(0, CLIENT_ERROR_CODES.unexpectedResponse, `The answer of ${where} has no messages or meta; is the URL a 10xgraph server?`);
       }
-      acceptThreadId(data.thread_id, `POST ${this.baseUrl}/v1/graph/invoke`);
-      data.messages.forEach(keep);
-      const pending = Array.isArray(data.pending_remote_calls) ? data.pending_remote_calls : [];
-      if (data.status !== 'waiting' || pending.length === 0) {
-        return { ...data, messages: collected, pending_remote_calls: pending, rounds };
-      }
-      if (rounds >= limit) throw limitError(data.thread_id, limit, pending);
-      first.config.thread_id = data.thread_id;
-      const toolMessage = await this.answer(pending, data.thread_id, options.signal);
+      const threadId = acceptThreadId(data.meta.thread_id || body.config.thread_id, where);
+      first.config.thread_id = threadId;
+      // The loop made the thread when its first answer says so.
+      isNew ||= rounds === 0 && data.meta.is_new_thread === true;
+      const answered = data.messages.map(normaliseMessage);
+      answered.forEach(keep);
+      const calls = remoteCallsOf(answered);
+      if (calls.length === 0) return { ...data, meta: { ...data.meta, thread_id: threadId, is_new_thread: isNew }, messages: collected, thread_id: threadId, rounds };
+      if (rounds >= limit) throw limitError(threadId, limit, calls);
+      const toolMessage = await this.answer(calls, threadId, options.signal);
       keep(toolMessage);
-      body = { messages: [toolMessage], config: { thread_id: data.thread_id } };
-      if (options.recursion_limit !== undefined) body.recursion_limit = options.recursion_limit;
+      body = this.resumeBody(toolMessage, threadId, options);
     }
   }
 
   /**
    * Runs the graph on `messages` and yields its chunks as they come, over
    * `POST /v1/graph/stream` or, with `transport: 'ws'`, the WebSocket. The remote-tool loop
-   * runs inside: after a `remote_tool_calls` chunk and its `end` (status `waiting`), the client
-   * runs the handlers, yields the tool-result message it sends as a `message` chunk, and goes
-   * on with the next run's chunks. An `error` chunk from the server is yielded like any other
-   * (its `end` follows); failures outside the stream (HTTP errors, a lost connection, the
-   * loop's limit) throw a TenxGraphError.
+   * runs inside: when a run ends with `remote_tool_call` blocks unanswered, the client runs the
+   * handlers, yields the tool-result message it sends as a `message` chunk, and goes on with the
+   * next run's chunks. An `error` chunk from the server is yielded like any other and ends the
+   * loop; failures outside the stream (HTTP errors, a lost connection, the loop's limit) throw
+   * a TenxGraphError.
    */
   async *stream(messages: Message[] | string, options: StreamOptions = {}): AsyncGenerator<StreamChunk, void, undefined> {
     const limit = checkLimit(options.recursion_limit);
@@ -232,103 +245,135 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     if (transport !== 'http' && transport !== 'ws') throw new TypeError(`transport must be 'http' or 'ws', not '${String(transport)}'.`);
     const body = this.firstBody(messages, options);
     const state = { threadId: body.config.thread_id };
+    let socket: WsRun | undefined;
     try {
-      yield* this.streamLoop(body, options, transport, limit, state);
+      if (transport === 'ws') socket = await this.openSocket();
+      yield* this.streamLoop(body, options, socket, limit, state);
     } catch (error) {
       throw await this.afterAbort(error, state.threadId, options.signal);
+    } finally {
+      socket?.close();
     }
   }
 
   private async *streamLoop(
     first: RunBody,
     options: StreamOptions,
-    transport: 'http' | 'ws',
+    socket: WsRun | undefined,
     limit: number,
     state: { threadId?: string | undefined },
   ): AsyncGenerator<StreamChunk, void, undefined> {
-    const sent = new Set<string>();
     const where = `the stream of ${this.baseUrl}`;
     let body = first;
-    let threadId = body.config.thread_id;
+    /** The tool-result messages the client yielded itself: the server's echo of them is not yielded again. */
+    const sent = new Set<string>();
     for (let rounds = 0; ; rounds++) {
-      let calls: RemoteToolCall[] = [];
-      let status: string | undefined;
-      const chunks = transport === 'ws' ? this.wsRun(body, options.signal) : this.httpRun(body, options.signal);
+      const runMessages: Message[] = [];
+      let failed = false;
+      const chunks = socket ? this.wsRun(socket, body, rounds === 0, options.signal) : this.httpRun(body, options.signal);
       for await (const chunk of chunks) {
-        if (chunk.event === 'metadata' && typeof chunk.data.thread_id === 'string') threadId = state.threadId = acceptThreadId(chunk.data.thread_id, where);
-        if (chunk.event === 'remote_tool_calls') {
-          calls = Array.isArray(chunk.data.calls) ? chunk.data.calls : [];
-          threadId = chunk.data.thread_id === undefined ? threadId : acceptThreadId(chunk.data.thread_id, where);
-        }
-        if (chunk.event === 'message' && sent.has(chunk.data.message_id)) continue;
-        if (chunk.event === 'end') {
-          status = chunk.data.status;
-          threadId = chunk.data.thread_id === undefined || chunk.data.thread_id === null ? threadId : acceptThreadId(chunk.data.thread_id, where);
-        }
+        const threadId = chunk.thread_id ?? (chunk.metadata?.thread_id as unknown);
+        if (threadId !== undefined && threadId !== null && threadId !== '') state.threadId = first.config.thread_id = acceptThreadId(threadId, where);
+        if (chunk.event === 'message' && chunk.message && chunk.message.delta !== true) runMessages.push(chunk.message);
+        if (chunk.event === 'error') failed = true;
+        if (chunk.event === 'message' && chunk.message && sent.has(chunk.message.message_id)) continue;
         yield chunk;
-        if (chunk.event === 'end') break;
       }
-      if (status !== 'waiting') return;
-      if (threadId === undefined || calls.length === 0) {
-        throw new TenxGraphError(
-          0,
-          CLIENT_ERROR_CODES.unexpectedResponse,
-          `The stream ended with status 'waiting' but named no remote calls or thread; the server is not following the 10xgraph wire format.`,
-        );
+      const calls = failed ? [] : remoteCallsOf(runMessages);
+      if (calls.length === 0) return;
+      const threadId = state.threadId;
+      if (threadId === undefined) {
+        throw new TenxGraphError(0, CLIENT_ERROR_CODES.unexpectedResponse, `The stream asked for remote tool calls but named no thread; is the URL a 10xgraph server?`);
       }
       if (rounds >= limit) throw limitError(threadId, limit, calls);
       const toolMessage = await this.answer(calls, threadId, options.signal);
       sent.add(toolMessage.message_id);
-      yield { event: 'message', data: toolMessage };
-      body = { messages: [toolMessage], config: { thread_id: threadId } };
-      if (options.recursion_limit !== undefined) body.recursion_limit = options.recursion_limit;
+      yield {
+        event: 'message',
+        message: toolMessage,
+        state: null,
+        data: null,
+        thread_id: threadId,
+        run_id: null,
+        metadata: { thread_id: threadId, is_new_thread: false },
+        timestamp: Date.now() / 1000,
+      };
+      body = this.resumeBody(toolMessage, threadId, options);
     }
   }
 
-  /**
-   * `GET /v1/threads/{id}`: the thread's status, its pending remote calls and a page of its
-   * messages (`offset`, `limit`; `page.next_offset` is the next page's offset, or null).
-   */
-  async thread(threadId: string, options: ThreadPageOptions = {}): Promise<ThreadData> {
-    const query = new URLSearchParams();
-    if (options.offset !== undefined) query.set('offset', String(options.offset));
-    if (options.limit !== undefined) query.set('limit', String(options.limit));
-    const search = query.toString();
-    return this.request<ThreadData>('GET', `${threadPath(threadId)}${search ? `?${search}` : ''}`, undefined, options.signal);
+  /** `GET /v1/threads`: the threads, most recently updated first; `search` looks in their ids. */
+  async threads(options: PageOptions = {}): Promise<ThreadsData> {
+    return this.request<ThreadsData>('GET', `/v1/threads${pageQuery(options)}`, undefined, options.signal);
+  }
+
+  /** `GET /v1/threads/{id}`: the thread (`thread_data.thread`), or null in it when there is none. */
+  async threadDetails(threadId: string, options: { signal?: AbortSignal } = {}): Promise<ThreadDetailsData> {
+    return this.request<ThreadDetailsData>('GET', threadPath(threadId), undefined, options.signal);
+  }
+
+  /** `GET /v1/threads/{id}/state`: the thread's state (its messages as `context`), or null. */
+  async threadState(threadId: string, options: { signal?: AbortSignal } = {}): Promise<ThreadStateData> {
+    return this.request<ThreadStateData>('GET', `${threadPath(threadId)}/state`, undefined, options.signal);
+  }
+
+  /** `PUT /v1/threads/{id}/state`: merges `state` into the thread's (values replaced, `context` messages appended). */
+  async updateThreadState(threadId: string, state: Record<string, unknown>, options: { config?: Record<string, unknown>; signal?: AbortSignal } = {}): Promise<ThreadStateData> {
+    return this.request<ThreadStateData>('PUT', `${threadPath(threadId)}/state`, { config: options.config ?? {}, state }, options.signal);
+  }
+
+  /** `DELETE /v1/threads/{id}/state`: empties the thread's state and messages; the thread stays. */
+  async clearThreadState(threadId: string, options: { config?: Record<string, unknown>; signal?: AbortSignal } = {}): Promise<ActionData> {
+    return this.request<ActionData>('DELETE', `${threadPath(threadId)}/state`, { config: options.config ?? {} }, options.signal);
+  }
+
+  /** `GET /v1/threads/{id}/messages`: a page of the thread's messages; `search` looks in their text. */
+  async threadMessages(threadId: string, options: PageOptions = {}): Promise<ThreadMessagesData> {
+    return this.request<ThreadMessagesData>('GET', `${threadPath(threadId)}/messages${pageQuery(options)}`, undefined, options.signal);
+  }
+
+  /** `POST /v1/threads/{id}/messages`: appends user messages to the thread without running the graph. */
+  async addThreadMessages(
+    threadId: string,
+    messages: Message[],
+    options: { config?: Record<string, unknown>; metadata?: Record<string, unknown>; signal?: AbortSignal } = {},
+  ): Promise<ActionData> {
+    return this.request<ActionData>('POST', `${threadPath(threadId)}/messages`, { config: options.config ?? {}, messages, metadata: options.metadata ?? {} }, options.signal);
+  }
+
+  /** `GET /v1/threads/{id}/messages/{message_id}`: one message. */
+  async threadMessage(threadId: string, messageId: string, options: { signal?: AbortSignal } = {}): Promise<WireMessage> {
+    return normaliseMessage(await this.request<WireMessage>('GET', messagePath(threadId, messageId), undefined, options.signal));
+  }
+
+  /** `DELETE /v1/threads/{id}/messages/{message_id}`: removes one message from the thread. */
+  async deleteThreadMessage(threadId: string, messageId: string, options: { config?: Record<string, unknown>; signal?: AbortSignal } = {}): Promise<ActionData> {
+    return this.request<ActionData>('DELETE', messagePath(threadId, messageId), { config: options.config ?? {} }, options.signal);
+  }
+
+  /** `DELETE /v1/threads/{id}`: deletes the thread and its messages. Rejects with `THREAD_BUSY` while a run holds it. */
+  async deleteThread(threadId: string, options: { config?: Record<string, unknown>; signal?: AbortSignal } = {}): Promise<ActionData> {
+    return this.request<ActionData>('DELETE', threadPath(threadId), { config: options.config ?? {} }, options.signal);
   }
 
   /**
-   * `POST /v1/threads/{id}/cancel`: answers every remote call the thread waits for with a failed
-   * result saying it was cancelled, so the model reads why and the thread takes new messages.
-   * Rejects with `thread_busy` (409) while a run holds the thread.
+   * `POST /v1/graph/stop`: stops the thread's run if one goes on (`running: true`), or else
+   * cancels the remote calls it waits for, answering each with a failed result the model reads.
    */
-  async cancelThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<CancelThreadData> {
-    return this.request<CancelThreadData>('POST', `${threadPath(threadId)}/cancel`, undefined, options.signal);
+  async stopGraph(threadId: string, options: { config?: Record<string, unknown>; signal?: AbortSignal } = {}): Promise<StopData> {
+    return this.request<StopData>('POST', '/v1/graph/stop', { thread_id: checkThreadId(threadId, 'threadId'), config: options.config ?? {} }, options.signal);
   }
 
-  /** `DELETE /v1/threads/{id}`: deletes the thread and its messages. Rejects with `thread_busy` while a run holds it. */
-  async deleteThread(threadId: string, options: { signal?: AbortSignal } = {}): Promise<DeleteThreadData> {
-    return this.request<DeleteThreadData>('DELETE', threadPath(threadId), undefined, options.signal);
+  /** `POST /v1/graph/fix`: removes the thread's tool calls that were never answered (after a crash or a lost client). */
+  async fixGraph(threadId: string, options: { config?: Record<string, unknown>; signal?: AbortSignal } = {}): Promise<FixData> {
+    return this.request<FixData>('POST', '/v1/graph/fix', { thread_id: checkThreadId(threadId, 'threadId'), config: options.config ?? {} }, options.signal);
   }
 
-  /**
-   * After `invoke` or `stream` failed: when their signal aborted them, cancels what the thread is
-   * left waiting for (retrying while the server still runs the thread, for a bounded time), then
-   * hands back the error to throw.
-   */
+  /** After `invoke` or `stream` failed: when their signal aborted them, stops the thread, then hands back the error to throw. */
   private async afterAbort(error: unknown, threadId: string | undefined, signal: AbortSignal | undefined): Promise<unknown> {
     if (!signal?.aborted || threadId === undefined) return error;
-    const deadline = Date.now() + ABORT_CANCEL_MS;
-    for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
-      try {
-        await this.request('POST', `${threadPath(threadId)}/cancel`, undefined, undefined, true);
-        return error;
-      } catch (failure) {
-        const busy = failure instanceof TenxGraphError && failure.code === 'thread_busy';
-        if (!busy || Date.now() + pause > deadline) return error;
-      }
-      await new Promise((wake) => setTimeout(wake, pause));
-    }
+    await this.request('POST', '/v1/graph/stop', { thread_id: threadId, config: {} }, undefined, true).catch(() => undefined);
+    return error;
   }
 
   /** `stream` over the WebSocket endpoint (`WS /v1/graph/ws`). */
@@ -336,22 +381,30 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     return this.stream(messages, { ...options, transport: 'ws' });
   }
 
-  /** Closes the shared WebSocket, if one is open. HTTP requests need no closing. */
-  close(): void {
-    this.ws?.close();
-    this.ws = undefined;
-  }
+  /** Nothing to close: each WebSocket run closes its socket when it ends. Kept for callers that close clients. */
+  close(): void {}
 
   private firstBody(messages: Message[] | string, options: RunOptions): RunBody {
     const list = typeof messages === 'string' ? [Message.text_message(messages)] : messages;
     if (!Array.isArray(list)) throw new TypeError('messages must be an array of messages (or a string, sent as one user message).');
-    const body: RunBody = { messages: list, config: {} };
-    const given = options.config?.thread_id;
+    const config = { ...(options.config ?? {}) };
+    const given = config.thread_id;
     if (given !== undefined) checkThreadId(given, 'config.thread_id');
-    // With a signal, a new thread is named here, so an abort can cancel it whenever it comes.
+    // With a signal, a new thread is named here, so an abort can stop it whenever it comes.
     const threadId = given ?? (options.signal ? `thread_${newId()}` : undefined);
-    if (threadId !== undefined) body.config.thread_id = threadId;
+    if (threadId !== undefined) config.thread_id = threadId;
+    const body: RunBody = { messages: list, config };
+    if (options.initial_state !== undefined) body.initial_state = options.initial_state;
     if (options.recursion_limit !== undefined) body.recursion_limit = options.recursion_limit;
+    if (options.response_granularity !== undefined) body.response_granularity = options.response_granularity;
+    return body;
+  }
+
+  /** The body that sends a round's tool results on the thread. */
+  private resumeBody(toolMessage: Message, threadId: string, options: RunOptions): RunBody {
+    const body: RunBody = { messages: [toolMessage], config: { ...(options.config ?? {}), thread_id: threadId } };
+    if (options.recursion_limit !== undefined) body.recursion_limit = options.recursion_limit;
+    if (options.response_granularity !== undefined) body.response_granularity = options.response_granularity;
     return body;
   }
 
@@ -406,7 +459,7 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
 
   private async *httpRun(body: RunBody, signal: AbortSignal | undefined): AsyncGenerator<StreamChunk> {
     const path = '/v1/graph/stream';
-    const response = await this.send('POST', path, body, signal, 'application/x-ndjson');
+    const response = await this.send('POST', path, body, signal, 'application/x-ndjson, text/event-stream, application/json');
     if (!response.ok) {
       const { text, payload } = await readJson(response);
       throw errorFromResponse(response, payload, text, 'POST', path);
@@ -414,37 +467,27 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     if (!response.body) {
       throw new TenxGraphError(0, CLIENT_ERROR_CODES.unexpectedResponse, `The answer of POST ${this.baseUrl}${path} has no body to stream.`);
     }
-    let ended = false;
-    for await (const chunk of readNdjson(response.body, `stream at ${this.baseUrl}${path}`)) {
-      yield chunk;
-      if (chunk.event === 'end') {
-        ended = true;
-        break;
-      }
-    }
-    if (!ended) throw incomplete(`${this.baseUrl}${path}`, body.config.thread_id);
+    yield* readNdjson(response.body, `stream at ${this.baseUrl}${path}`);
   }
 
-  private async *wsRun(body: RunBody, signal: AbortSignal | undefined): AsyncGenerator<StreamChunk> {
-    const connection = this.connection();
-    const id = newId();
-    const queue = await connection.request(id, { ...body });
-    const onAbort = () => queue.fail(signal?.reason);
+  /** One run on the socket: a `fresh` frame (or `resume` with the round's tool results), its chunks up to `done`. */
+  private async *wsRun(socket: WsRun, body: RunBody, fresh: boolean, signal: AbortSignal | undefined): AsyncGenerator<StreamChunk> {
+    const { messages, ...rest } = body;
+    socket.send(fresh ? { invoke_type: 'fresh', messages, ...rest } : { invoke_type: 'resume', tool_result: messages, ...rest });
+    const onAbort = () => socket.chunks.fail(signal?.reason);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      for await (const chunk of queue) {
+      for await (const chunk of socket.chunks) {
+        if (chunk.event === 'updates' && chunk.data?.status === WS_DONE_STATUS) return;
         yield chunk;
-        if (chunk.event === 'end') return;
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      connection.release(id);
     }
   }
 
-  private connection(): WsConnection {
-    if (this.ws) return this.ws;
+  private async openSocket(): Promise<WsRun> {
     if (!this.WebSocketImpl) {
       throw new TenxGraphError(
         0,
@@ -454,9 +497,37 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
     }
     const url = new URL(`${this.baseUrl}/v1/graph/ws`);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-    this.ws = new WsConnection(url.toString(), url.toString(), this.WebSocketImpl, webSocketProtocols(this.token));
-    return this.ws;
+    return WsRun.open(url.toString(), url.toString(), this.WebSocketImpl, webSocketProtocols(this.token));
   }
+}
+
+/** The remote calls of a run's messages, as the handlers take them (the ToolNode from the message's metadata when it says). */
+function remoteCallsOf(messages: readonly Message[]): RemoteToolCall[] {
+  const nodes = new Map<string, string>();
+  for (const message of messages) {
+    const node = message.metadata?.node_name;
+    if (typeof node === 'string') for (const block of message.content) if (block?.type === 'remote_tool_call') nodes.set(block.id, node);
+  }
+  return pendingRemoteCalls(messages).map((block) => ({
+    id: block.id,
+    name: block.name,
+    args: typeof block.args === 'object' && block.args !== null && !Array.isArray(block.args) ? (block.args as Record<string, unknown>) : {},
+    node: nodes.get(block.id) ?? '',
+  }));
+}
+
+function pageQuery(options: PageOptions): string {
+  const query = new URLSearchParams();
+  if (options.search !== undefined && options.search !== '') query.set('search', options.search);
+  if (options.offset !== undefined) query.set('offset', String(options.offset));
+  if (options.limit !== undefined) query.set('limit', String(options.limit));
+  const search = query.toString();
+  return search ? `?${search}` : '';
+}
+
+function messagePath(threadId: string, messageId: string): string {
+  if (typeof messageId !== 'string' || messageId === '') throw new TypeError('messageId must be a non-empty string.');
+  return `${threadPath(threadId)}/messages/${encodeURIComponent(messageId)}`;
 }
 
 function threadPath(threadId: string): string {
@@ -499,15 +570,6 @@ function limitError(threadId: string, limit: number, pending: RemoteToolCall[]):
   );
 }
 
-function incomplete(where: string, threadId: string | undefined): TenxGraphError {
-  return new TenxGraphError(
-    0,
-    CLIENT_ERROR_CODES.streamIncomplete,
-    `The stream from ${where} ended before its end chunk; the server may have stopped. Retry on the same thread.`,
-    threadId === undefined ? {} : { threadId },
-  );
-}
-
 /**
  * `text` without the slashes it ends with. A loop, not `/\/+$/`, which backtracks quadratically
  * on a long run of slashes that is not at the end (the same loop as runtime/src/live/urls.ts;
@@ -520,16 +582,17 @@ function trimTrailingSlashes(text: string): string {
 }
 
 function errorFromResponse(response: Response, payload: unknown, text: string, method: string, path: string): TenxGraphError {
-  const envelope = payload as { error?: { code?: unknown; message?: unknown }; metadata?: { request_id?: unknown } } | undefined;
+  const envelope = payload as { error?: { code?: unknown; message?: unknown; details?: unknown }; metadata?: { request_id?: unknown } } | undefined;
   const requestId = typeof envelope?.metadata?.request_id === 'string' ? envelope.metadata.request_id : undefined;
   const extra = requestId === undefined ? {} : { requestId };
   if (envelope && typeof envelope.error === 'object' && envelope.error !== null && typeof envelope.error.code === 'string') {
     const message = typeof envelope.error.message === 'string' ? envelope.error.message : `${method} ${path} failed with ${response.status}.`;
-    return new TenxGraphError(response.status, envelope.error.code, message, extra);
+    const details = Array.isArray(envelope.error.details) ? (envelope.error.details.filter((entry) => typeof entry === 'object' && entry !== null) as ErrorDetail[]) : [];
+    return new TenxGraphError(response.status, envelope.error.code, message, { ...extra, details });
   }
   return new TenxGraphError(
     response.status,
-    `http_${response.status}`,
+    `HTTP_${response.status}`,
     `${method} ${path} answered ${response.status} ${response.statusText} without a 10xgraph error (${preview(text) || 'empty body'}); is the URL a 10xgraph server?`,
     extra,
   );

@@ -5,18 +5,26 @@
 export class TenxGraphError extends Error {
   /** The HTTP status, or 0 when no HTTP answer was involved (network, WebSocket, client-side limit). */
   readonly status: number;
-  /** A snake_case code: the server's (`thread_busy`, `unknown_call_id`, …) or the client's own. */
+  /** An UPPER_SNAKE_CASE code: the server's (`THREAD_BUSY`, `VALIDATION_ERROR`, …) or the client's own (`CLIENT_ERROR_CODES`). */
   readonly code: string;
+  /** The server's `error.details`: where and what, one entry per problem (empty when it sent none). */
+  readonly details: ReadonlyArray<{ loc: Array<string | number>; msg: string; type: string }>;
   /** The `metadata.request_id` of the failed answer, when the server sent one. */
   readonly requestId?: string;
   /** The thread the failure happened on, when known. */
   readonly threadId?: string;
 
-  constructor(status: number, code: string, message: string, extra: { requestId?: string; threadId?: string } = {}) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    extra: { requestId?: string; threadId?: string; details?: ReadonlyArray<{ loc: Array<string | number>; msg: string; type: string }> } = {},
+  ) {
     super(message);
     this.name = 'TenxGraphError';
     this.status = status;
     this.code = code;
+    this.details = extra.details ?? [];
     if (extra.requestId !== undefined) this.requestId = extra.requestId;
     if (extra.threadId !== undefined) this.threadId = extra.threadId;
   }
@@ -25,15 +33,13 @@ export class TenxGraphError extends Error {
 /** Codes the client itself uses, besides those of the server. */
 export const CLIENT_ERROR_CODES = {
   /** fetch rejected or the WebSocket would not open: the server is not reachable. */
-  network: 'network_error',
+  network: 'NETWORK_ERROR',
   /** The WebSocket closed while a request was running on it. */
-  connectionClosed: 'connection_closed',
+  connectionClosed: 'CONNECTION_CLOSED',
   /** The answer was not the API's envelope or chunk format. */
-  unexpectedResponse: 'unexpected_response',
-  /** A stream ended before its `end` chunk. */
-  streamIncomplete: 'stream_incomplete',
+  unexpectedResponse: 'UNEXPECTED_RESPONSE',
   /** The remote-tool loop ran `recursion_limit` rounds and the thread still waits on calls. */
-  recursionLimit: 'recursion_limit_exceeded',
+  recursionLimit: 'RECURSION_LIMIT_EXCEEDED',
   /** No fetch or WebSocket implementation is available. */
-  unsupported: 'unsupported_environment',
+  unsupported: 'UNSUPPORTED_ENVIRONMENT',
 } as const;

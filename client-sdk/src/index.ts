@@ -3,8 +3,9 @@
  * WebSocket and AbortController only, no Node built-ins); in Node 20, pass `ws`'s WebSocket.
  */
 export { TenxGraphClient, DEFAULT_BASE_URL } from './client';
-export { DEFAULT_RECURSION_LIMIT, MAX_THREAD_ID_LENGTH, isThreadId } from './wire';
-export type { TenxGraphClientOptions, RunOptions, StreamOptions, InvokeResult, FetchLike, ThreadPageOptions, ToolRegistration } from './client';
+export { DEFAULT_RECURSION_LIMIT, MAX_THREAD_ID_LENGTH, isThreadId, completedResult, failedResult, failureReasonOf, isFailedResult, pendingRemoteCalls } from './wire';
+export { WS_BEARER_PROTOCOL, WS_LEGACY_BEARER_PROTOCOL } from './wsConnection';
+export type { TenxGraphClientOptions, RunOptions, StreamOptions, InvokeResult, FetchLike, PageOptions, ToolRegistration } from './client';
 export { ToolExecutor, describeThrown, toJsonValue } from './toolExecutor';
 export type { AnyToolArgs, ToolHandler, ToolHandlerOptions, ToolCallContext, ToolExecutorOptions, ExecuteContext } from './toolExecutor';
 export { TenxGraphError, CLIENT_ERROR_CODES } from './errors';
@@ -24,7 +25,20 @@ export type {
   GraphDescription,
   GraphTools,
   GraphToolInfo,
-  ThreadData,
-  CancelThreadData,
-  DeleteThreadData,
+  StreamEvent,
+  ResponseGranularity,
+  RunMeta,
+  AgentState,
+  ExecutionMeta,
+  ErrorDetail,
+  OpenAIToolCall,
+  StopData,
+  FixData,
+  ThreadInfo,
+  ThreadsData,
+  ThreadDetailsData,
+  ThreadStateData,
+  ThreadMessagesData,
+  ActionData,
+  WsRunFrame,
 } from './wire';

@@ -1,4 +1,4 @@
-import type { RemoteToolCall, ToolResultBlock } from './wire';
+import { completedResult, failedResult, type RemoteToolCall, type ToolResultBlock } from './wire';
 
 /** What a handler learns about the call besides its arguments. */
 export interface ToolCallContext {
@@ -133,7 +133,7 @@ export class ToolExecutor {
           `Tool '${call.name}' returned a result that is not JSON-serialisable (${json.reason}); return plain data: objects, arrays, strings, numbers, booleans or null.`,
         );
       }
-      return { type: 'tool_result', call_id: call.id, output: json.value, status: 'completed' };
+      return completedResult(call.id, json.value);
     } catch (error) {
       return failed(call.id, describeThrown(error, call.name));
     } finally {
@@ -148,8 +148,8 @@ export class ToolExecutor {
   }
 }
 
-function failed(callId: string, error: string): ToolResultBlock {
-  return { type: 'tool_result', call_id: callId, output: null, status: 'failed', error };
+function failed(callId: string, reason: string): ToolResultBlock {
+  return failedResult(callId, reason);
 }
 
 function checkTimeout(value: number, what: string): number {

@@ -10,47 +10,70 @@
 // ---- messages ------------------------------------------------------------------------------
 
 /** Who wrote a message. */
-export type Role = 'user' | 'assistant' | 'tool';
+export type Role = 'user' | 'assistant' | 'system' | 'tool';
 
 /** Plain text from the user or the model. */
 export interface TextBlock {
   type: 'text';
   text: string;
+  annotations?: unknown[];
 }
 
-/** The model asks for a server tool; a ToolNode answers it with a `tool_result` of the same id. */
+/** The model asks for a tool; a ToolNode answers it with a `tool_result` of the same id. */
 export interface ToolCallBlock {
   type: 'tool_call';
   id: string;
   name: string;
   args: unknown;
+  tool_type?: string | null;
 }
 
-/** A ToolNode hands a call to the client: the run stops until the client sends its result. */
+/**
+ * A ToolNode hands a call to the client (a remote tool): the run pauses until the client sends
+ * its result. It travels in a `role: "tool"` message whose `metadata.is_remote` is true.
+ */
 export interface RemoteToolCallBlock {
   type: 'remote_tool_call';
   id: string;
   name: string;
   args: unknown;
+  tool_type: 'remote';
 }
 
-/** The outcome of one tool call; `error` says what went wrong when `status` is `failed`. */
+/**
+ * The outcome of one tool call. A failure has `is_error: true`, `status: "failed"` and its
+ * reason in `output.error` (read it with `failureReasonOf`).
+ */
 export interface ToolResultBlock {
   type: 'tool_result';
   call_id: string;
   output: unknown;
+  is_error: boolean;
   status: 'completed' | 'failed';
-  error?: string;
 }
 
 /** One piece of a message's content. */
 export type Block = TextBlock | ToolCallBlock | RemoteToolCallBlock | ToolResultBlock;
 
+/** A tool call in the OpenAI shape, as an assistant message's `tools_calls` repeats its `tool_call` blocks. */
+export interface OpenAIToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
 /** One message of a thread. */
 export interface Message {
+  /** Sent as "0" (or left out) by a client that lets the server assign it. */
   message_id: string;
   role: Role;
   content: Block[];
+  /** A piece of a message still being written (a stream's token delta); the whole message follows. */
+  delta?: boolean;
+  tools_calls?: OpenAIToolCall[] | null;
+  /** When the message was made, in seconds since the epoch. */
+  timestamp?: number;
+  metadata?: Record<string, unknown>;
 }
 
 /**
@@ -108,44 +131,130 @@ export interface DataEnvelope<T> {
   metadata: ResponseMetadata;
 }
 
-/** A refused or failed request: `{error: {code, message}, metadata}`. */
+/** One problem of a refused request: where (`loc`, a path into the request), what, and its kind. */
+export interface ErrorDetail {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+}
+
+/** A refused or failed request: `{error: {code, message, details}, metadata}`; codes are UPPER_SNAKE_CASE. */
 export interface ErrorEnvelope {
-  error: { code: string; message: string };
+  error: { code: string; message: string; details: ErrorDetail[] };
   metadata: ResponseMetadata;
 }
 
-/** How a run ended: `waiting` when remote tool calls are pending. */
-export type RunStatus = 'completed' | 'waiting';
+/** How much of the graph's state an answer carries: `low` (messages only, the default), `partial` or `full`. */
+export type ResponseGranularity = 'low' | 'partial' | 'full';
 
-/** The `data` of `POST /v1/graph/invoke`: one run of the graph, up to its end or its remote calls. */
-export interface InvokeData {
-  thread_id: string;
-  status: RunStatus;
-  /** The messages this run added. */
+/** The body of `POST /v1/graph/invoke` and `POST /v1/graph/stream`. */
+export interface RunRequestBody {
   messages: Message[];
-  pending_remote_calls: RemoteToolCall[];
+  initial_state?: Record<string, unknown> | null;
+  config?: { thread_id?: string; [key: string]: unknown } | null;
+  recursion_limit?: number;
+  response_granularity?: ResponseGranularity;
 }
 
-/** A chunk of `POST /v1/graph/stream` or of `WS /v1/graph/ws` (the latter adds `request_id`). */
-export type StreamChunk =
-  | { event: 'metadata'; data: { thread_id: string; run_id: string }; request_id?: string }
-  | { event: 'message'; data: Message; request_id?: string }
-  | { event: 'remote_tool_calls'; data: { thread_id: string; calls: RemoteToolCall[] }; request_id?: string }
-  | { event: 'error'; data: { code: string; message: string }; request_id?: string }
-  | { event: 'end'; data: { thread_id: string | null; status: RunStatus | 'error' }; request_id?: string };
+/** The `meta` of a run's answer: the thread it ran on, and whether this run made it. */
+export interface RunMeta {
+  is_new_thread: boolean;
+  thread_id: string;
+  thread_name?: string;
+}
+
+/** The `execution_meta` of a thread's state: where the graph stands. */
+export interface ExecutionMeta {
+  current_node: string;
+  step: number;
+  status: 'idle' | 'running' | 'interrupted_after' | 'completed' | 'error';
+  interrupted_node: string[] | null;
+  interrupt_reason: string | null;
+  thread_id: string;
+  [key: string]: unknown;
+}
+
+/** A thread's state as the API shows it: its messages (`context`), and the graph's other values. */
+export interface AgentState {
+  context: Message[];
+  context_summary: string | null;
+  execution_meta: ExecutionMeta;
+  [key: string]: unknown;
+}
+
+/**
+ * The `data` of `POST /v1/graph/invoke`: the request's messages (their ids assigned) and those
+ * the run added, the remote calls among them as `remote_tool_call` blocks; `state` and `context`
+ * at `full` granularity.
+ */
+export interface InvokeData {
+  messages: Message[];
+  state: AgentState | null;
+  context: Message[] | null;
+  summary: string | null;
+  meta: RunMeta;
+}
+
+/** The events of a stream chunk; `low` granularity sends only `message` and `error`. */
+export type StreamEvent = 'message' | 'updates' | 'state' | 'error';
+
+/**
+ * A line of `POST /v1/graph/stream` or a frame of `WS /v1/graph/ws`. Every key is present; the
+ * ones an event does not use are null. `metadata` carries the run's `meta` (`thread_id`,
+ * `is_new_thread`) on every chunk.
+ */
+export interface StreamChunk {
+  event: StreamEvent;
+  message: Message | null;
+  state: AgentState | null;
+  data: Record<string, unknown> | null;
+  thread_id: string | null;
+  run_id: string | null;
+  metadata: Record<string, unknown> | null;
+  timestamp: number;
+}
 
 /** The event names of `StreamChunk`, for readers that check what they receive. */
-export const STREAM_EVENTS: ReadonlySet<StreamChunk['event']> = new Set(['metadata', 'message', 'remote_tool_calls', 'error', 'end']);
+export const STREAM_EVENTS: ReadonlySet<StreamEvent> = new Set(['message', 'updates', 'state', 'error']);
+
+/** The frames a client sends on `WS /v1/graph/ws`: a run (`fresh`), or the tool results of a paused one (`resume`). */
+export type WsRunFrame =
+  | ({ invoke_type: 'fresh' } & RunRequestBody)
+  | ({ invoke_type: 'resume'; tool_result: Message[] } & Omit<RunRequestBody, 'messages'>);
+
+/** The `data` of the chunk the WebSocket sends after every run: `{status: "done"}`. */
+export const WS_DONE_STATUS = 'done';
 
 /** The kind of a node, as `GET /v1/graph` reports it. */
 export type WireNodeType = 'tool_node' | 'model_node' | 'function_node';
 
 /** The `data` of `GET /v1/graph`. */
 export interface GraphDescription {
-  info: { name: string; version?: string; node_count: number; edge_count: number; entry_point: string };
-  /** `type` is missing only from servers older than this one. */
+  info: {
+    node_count: number;
+    edge_count: number;
+    checkpointer?: boolean;
+    checkpointer_type?: string | null;
+    publisher?: boolean;
+    store?: boolean;
+    is_realtime?: boolean;
+    interrupt_before?: string[] | null;
+    interrupt_after?: string[] | null;
+    context_type?: string | null;
+    id_generator?: string | null;
+    id_type?: string | null;
+    state_type?: string | null;
+    state_fields?: string[] | null;
+    /** This server's own: the graph's name, the server's version and the entry node. */
+    name?: string;
+    version?: string;
+    entry_point?: string;
+    [key: string]: unknown;
+  };
+  /** `type` is this server's own (missing from the Python server). */
   nodes: Array<{ id: string; name: string; type?: WireNodeType }>;
-  edges: Array<{ id: string; source: string; target: string; conditional: boolean }>;
+  /** `conditional` is this server's own. */
+  edges: Array<{ id: string; source: string; target: string; conditional?: boolean }>;
 }
 
 /** A tool as `GET /v1/graph/tools` lists it. */
@@ -153,7 +262,7 @@ export interface GraphToolInfo {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
-  source: 'local' | 'remote';
+  source: 'local' | 'remote' | 'mcp';
 }
 
 /** The `data` of `GET /v1/graph/tools`. */
@@ -163,41 +272,62 @@ export interface GraphTools {
   nodes: Array<{ node_name: string; tool_count: number; tools: GraphToolInfo[] }>;
 }
 
+/** The `data` of `POST /v1/graph/stop`. */
+export interface StopData {
+  ok: boolean;
+  running?: boolean;
+  /** `not-running` (nothing ran; remote calls it waited for are cancelled), `no-state` (no such thread). */
+  reason?: string;
+}
+
+/** The `data` of `POST /v1/graph/fix`: how many messages with unanswered tool calls were removed. */
+export interface FixData {
+  success: boolean;
+  message: string;
+  removed_count: number;
+  /** The thread's state after the fix, as a JSON text; null without a thread. */
+  state: string | null;
+}
+
+/** A thread as `GET /v1/threads` lists it. */
+export interface ThreadInfo {
+  thread_id: string;
+  thread_name: string | null;
+  user_id: string | null;
+  metadata: Record<string, unknown> | null;
+  updated_at: string | null;
+  run_id: string | null;
+  [key: string]: unknown;
+}
+
+/** The `data` of `GET /v1/threads`. */
+export interface ThreadsData {
+  threads: ThreadInfo[];
+}
+
+/** The `data` of `GET /v1/threads/{id}`. */
+export interface ThreadDetailsData {
+  thread_data: { thread: ThreadInfo | null };
+}
+
+/** The `data` of `GET` and `PUT /v1/threads/{id}/state`. */
+export interface ThreadStateData {
+  state: AgentState | null;
+}
+
+/** The `data` of `GET /v1/threads/{id}/messages`. */
+export interface ThreadMessagesData {
+  messages: Message[] | null;
+}
+
+/** The `data` of the writes on threads (delete, clear the state, put messages, delete a message). */
+export interface ActionData {
+  success: boolean;
+  message: string;
+  data?: unknown;
+}
+
 // ---- builders --------------------------------------------------------------------------------
-
-/** The `data` of `GET /v1/threads/{id}`: the thread's status and one page of its messages. */
-export interface ThreadData {
-  thread_id: string;
-  /** `new` (no run finished yet), `completed` or `waiting` (for `pending_remote_calls`). */
-  status: 'new' | 'completed' | 'waiting';
-  /** Whether a run holds the thread now. */
-  running: boolean;
-  message_count: number;
-  /** The messages from `page.offset` on, at most `page.limit`. */
-  messages: Message[];
-  pending_remote_calls: RemoteToolCall[];
-  last_error: { code: string; message: string } | null;
-  created_at: string;
-  updated_at: string;
-  /** `next_offset` is the offset of the next page, or null on the last one. */
-  page: { offset: number; limit: number; next_offset: number | null };
-}
-
-/** The `data` of `POST /v1/threads/{id}/cancel`. */
-export interface CancelThreadData {
-  thread_id: string;
-  status: 'new' | 'completed' | 'waiting';
-  /** The ids of the calls answered with a failed "cancelled" result (empty when none waited). */
-  cancelled_calls: string[];
-  /** The tool message holding those results, or null. */
-  message: Message | null;
-}
-
-/** The `data` of `DELETE /v1/threads/{id}`. */
-export interface DeleteThreadData {
-  thread_id: string;
-  deleted: true;
-}
 
 /** A fresh random identifier: `crypto.randomUUID` where the platform has it, random hex elsewhere. */
 export function newId(): string {
@@ -227,6 +357,65 @@ export function textMessage(text: string, role: Role = 'user'): Message {
 /** Makes the `role: "tool"` message that answers tool calls, one `tool_result` block each. */
 export function toolResultMessage(results: readonly ToolResultBlock[]): Message {
   return { message_id: newMessageId(), role: 'tool', content: results.map((result) => ({ ...result })) };
+}
+
+/** The `tool_result` of a call that succeeded. */
+export function completedResult(callId: string, output: unknown): ToolResultBlock {
+  return { type: 'tool_result', call_id: callId, output: output === undefined ? null : output, is_error: false, status: 'completed' };
+}
+
+/** The `tool_result` of a call that failed: `reason` travels as `output.error`, which the model reads. */
+export function failedResult(callId: string, reason: string): ToolResultBlock {
+  return { type: 'tool_result', call_id: callId, output: { error: reason }, is_error: true, status: 'failed' };
+}
+
+/** Whether a result reports a failure (`is_error`, or `status: "failed"`). */
+export function isFailedResult(block: Pick<ToolResultBlock, 'is_error' | 'status'>): boolean {
+  return block.is_error === true || block.status === 'failed';
+}
+
+/**
+ * Why a failed call failed: `output.error` when it is text, else the older `error` field, else
+ * the output itself as JSON (what a client chose to send).
+ */
+export function failureReasonOf(block: ToolResultBlock): string {
+  const output = block.output as { error?: unknown } | null | undefined;
+  if (typeof output === 'object' && output !== null && typeof output.error === 'string') return output.error;
+  const legacy = (block as { error?: unknown }).error;
+  if (typeof legacy === 'string') return legacy;
+  if (typeof block.output === 'string') return block.output;
+  if (block.output === null || block.output === undefined) return 'the tool failed without saying why';
+  try {
+    return JSON.stringify(block.output) ?? String(block.output);
+  } catch {
+    return String(block.output);
+  }
+}
+
+/**
+ * The `message_id` a client sends when it lets the server assign one (the Python client sends
+ * "0"); the server replaces it, and a missing or empty id, with a fresh one.
+ */
+export const UNASSIGNED_MESSAGE_ID = '0';
+
+/**
+ * The remote calls `messages` ask the client to run: their `remote_tool_call` blocks that no
+ * `tool_result` among the messages answers, in order, each once.
+ */
+export function pendingRemoteCalls(messages: readonly Message[]): RemoteToolCallBlock[] {
+  const answered = new Set<string>();
+  for (const message of messages) for (const block of message.content ?? []) if (block?.type === 'tool_result') answered.add(block.call_id);
+  const seen = new Set<string>();
+  const calls: RemoteToolCallBlock[] = [];
+  for (const message of messages) {
+    if (message?.delta === true) continue;
+    for (const block of message.content ?? []) {
+      if (block?.type !== 'remote_tool_call' || answered.has(block.id) || seen.has(block.id)) continue;
+      seen.add(block.id);
+      calls.push(block);
+    }
+  }
+  return calls;
 }
 
 /** Joins the text blocks of a message (empty when it has none). */

@@ -18,124 +18,113 @@ export interface WebSocketLike {
 /** A WebSocket constructor: `globalThis.WebSocket` in browsers and Node 22+, `ws` in Node 20. */
 export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
 
-const OPEN = 1;
-
-/** The subprotocol of the 10xgraph WebSocket; the server answers with it. */
-export const WS_PROTOCOL = '10xgraph';
-
 /**
- * The subprotocols a client offers: `10xgraph`, and with a token `10xgraph.bearer.<base64url
- * token>`. Browsers cannot set headers on a WebSocket, and a token in the URL ends up in logs and
- * histories; a subprotocol does neither (the server never echoes or logs it).
+ * The subprotocol that says "the next subprotocol is the bearer token": browsers cannot set
+ * headers on a WebSocket, and a token in the URL ends up in logs and histories. The server
+ * answers with this entry, never with the token. (`agentflow-bearer` is the older name, which
+ * servers also take.)
  */
+export const WS_BEARER_PROTOCOL = '10xgraph-bearer';
+
+/** The older name of `WS_BEARER_PROTOCOL`, still taken by servers. */
+export const WS_LEGACY_BEARER_PROTOCOL = 'agentflow-bearer';
+
+// A subprotocol is an HTTP token (RFC 6455 §4.1): a token with other characters cannot travel as one.
+const PROTOCOL_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** The subprotocols a client offers: none without a token, else the bearer entry and the token. */
 export function webSocketProtocols(token: string | undefined): string[] {
-  if (token === undefined || token === '') return [WS_PROTOCOL];
-  // btoa over the UTF-8 bytes, so this runs in browsers as well as in Node.
-  let binary = '';
-  for (const byte of new TextEncoder().encode(token)) binary += String.fromCharCode(byte);
-  const encoded = btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-  return [WS_PROTOCOL, `${WS_PROTOCOL}.bearer.${encoded}`];
+  if (token === undefined || token === '') return [];
+  if (!PROTOCOL_TOKEN.test(token)) {
+    throw new TenxGraphError(
+      0,
+      CLIENT_ERROR_CODES.unsupported,
+      "The token has characters a WebSocket subprotocol cannot carry (only letters, digits and !#$%&'*+.^_`|~- can travel); stream over HTTP, or use a token of those characters.",
+    );
+  }
+  return [WS_BEARER_PROTOCOL, token];
 }
 
+const OPEN = 1;
+
 /**
- * One WebSocket shared by every streaming request of a client. Requests are multiplexed by
- * their id (the server echoes it as `request_id` on each chunk), so concurrent runs need no
- * socket each. A lost socket fails the requests on it; the next request opens a new one.
+ * One WebSocket run: a socket opened for it, the frames sent on it and the chunks that come
+ * back, in a queue; the socket is closed when the run is done with it. A socket serves one run
+ * at a time, as the server's WebSocket does.
  */
-export class WsConnection {
+export class WsRun {
+  readonly chunks = new ChunkQueue();
   private socket?: WebSocketLike;
-  private opening?: Promise<WebSocketLike>;
-  private readonly queues = new Map<string, ChunkQueue>();
+  private closed = false;
 
-  constructor(
-    private readonly url: string,
-    private readonly shownUrl: string,
-    private readonly WebSocketImpl: WebSocketConstructor,
-    private readonly protocols: string[] = [WS_PROTOCOL],
-  ) {}
+  private constructor(private readonly shownUrl: string) {}
 
-  /** Sends one request frame and returns the queue its chunks arrive on. */
-  async request(id: string, frame: Record<string, unknown>): Promise<ChunkQueue> {
-    const queue = new ChunkQueue();
-    this.queues.set(id, queue);
-    try {
-      const socket = await this.open();
-      socket.send(JSON.stringify({ id, ...frame }));
-    } catch (error) {
-      this.queues.delete(id);
-      throw error;
-    }
-    return queue;
-  }
-
-  /** Stops routing chunks of request `id` (its stream is done or abandoned). */
-  release(id: string): void {
-    this.queues.delete(id);
-  }
-
-  /** Closes the socket; running requests fail with `connection_closed`. */
-  close(): void {
-    const socket = this.socket;
-    this.socket = undefined;
-    this.opening = undefined;
-    if (socket) {
-      this.failAll(new TenxGraphError(0, CLIENT_ERROR_CODES.connectionClosed, `The WebSocket to ${this.shownUrl} was closed by the client while a request was running.`));
-      socket.close(1000, 'client closed');
-    }
-  }
-
-  private open(): Promise<WebSocketLike> {
-    if (this.socket && this.socket.readyState === OPEN) return Promise.resolve(this.socket);
-    if (this.opening) return this.opening;
-    this.opening = new Promise<WebSocketLike>((resolve, reject) => {
+  /** Opens a socket to `url` offering `protocols`; rejects with a `NETWORK_ERROR` when it does not open. */
+  static open(url: string, shownUrl: string, WebSocketImpl: WebSocketConstructor, protocols: string[]): Promise<WsRun> {
+    const run = new WsRun(shownUrl);
+    return new Promise<WsRun>((resolve, reject) => {
       let socket: WebSocketLike;
       try {
-        socket = new this.WebSocketImpl(this.url, this.protocols);
+        socket = protocols.length > 0 ? new WebSocketImpl(url, protocols) : new WebSocketImpl(url);
       } catch (error) {
-        this.opening = undefined;
-        reject(new TenxGraphError(0, CLIENT_ERROR_CODES.network, `Could not open a WebSocket to ${this.shownUrl}: ${error instanceof Error ? error.message : String(error)}.`));
+        reject(new TenxGraphError(0, CLIENT_ERROR_CODES.network, `Could not open a WebSocket to ${shownUrl}: ${error instanceof Error ? error.message : String(error)}.`));
         return;
       }
       let opened = false;
+      run.socket = socket;
       socket.onopen = () => {
         opened = true;
-        this.socket = socket;
-        this.opening = undefined;
-        resolve(socket);
+        resolve(run);
       };
-      socket.onmessage = (event: { data: unknown }) => {
-        void this.route(event.data);
-      };
-      socket.onerror = (event: { message?: unknown; error?: unknown }) => {
+      socket.onmessage = (event: { data: unknown }) => void run.route(event.data);
+      socket.onerror = (event: { message?: unknown }) => {
         if (opened) return; // onclose follows and reports it
-        this.opening = undefined;
         const detail = typeof event?.message === 'string' ? `: ${event.message}` : '';
         reject(
           new TenxGraphError(
             0,
             CLIENT_ERROR_CODES.network,
-            `Could not open a WebSocket to ${this.shownUrl}${detail}; check that \`10xgraph api\` is running there and that the token is right.`,
+            `Could not open a WebSocket to ${shownUrl}${detail}; check that the server is running there and that the token is right.`,
           ),
         );
       };
       socket.onclose = (event: { code?: number; reason?: string }) => {
         if (!opened) {
-          this.opening = undefined;
-          reject(new TenxGraphError(0, CLIENT_ERROR_CODES.network, `The WebSocket to ${this.shownUrl} closed before it opened (code ${event?.code ?? 'unknown'}).`));
+          reject(new TenxGraphError(0, CLIENT_ERROR_CODES.network, `The WebSocket to ${shownUrl} closed before it opened (code ${event?.code ?? 'unknown'}).`));
           return;
         }
-        if (this.socket === socket) this.socket = undefined;
+        if (run.closed) return;
+        run.closed = true;
         const reason = event?.reason ? `: ${event.reason}` : '';
-        this.failAll(
+        run.chunks.fail(
           new TenxGraphError(
             0,
             CLIENT_ERROR_CODES.connectionClosed,
-            `The WebSocket to ${this.shownUrl} closed (code ${event?.code ?? 'unknown'}${reason}) while a request was running; retry it on the same thread.`,
+            `The WebSocket to ${shownUrl} closed (code ${event?.code ?? 'unknown'}${reason}) while a run was going; retry it on the same thread.`,
           ),
         );
       };
     });
-    return this.opening;
+  }
+
+  /** Sends one frame. */
+  send(frame: Record<string, unknown>): void {
+    if (!this.socket || this.socket.readyState !== OPEN) {
+      throw new TenxGraphError(0, CLIENT_ERROR_CODES.connectionClosed, `The WebSocket to ${this.shownUrl} is closed; retry the run.`);
+    }
+    this.socket.send(JSON.stringify(frame));
+  }
+
+  /** Closes the socket (normal closure); chunks not yet read are dropped. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.chunks.fail(new TenxGraphError(0, CLIENT_ERROR_CODES.connectionClosed, `The WebSocket to ${this.shownUrl} was closed by the client.`));
+    try {
+      this.socket?.close(1000, 'done');
+    } catch {
+      // Already closing.
+    }
   }
 
   private async route(data: unknown): Promise<void> {
@@ -144,21 +133,10 @@ export class WsConnection {
     else if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) text = new TextDecoder().decode(data as ArrayBuffer);
     else if (data && typeof (data as Blob).text === 'function') text = await (data as Blob).text();
     else return;
-    let chunk;
     try {
-      chunk = parseChunk(text, `WebSocket at ${this.shownUrl}`);
+      this.chunks.push(parseChunk(text.trim(), `WebSocket at ${this.shownUrl}`));
     } catch (error) {
-      // A frame that cannot be read poisons every request on this socket: none can know if it was theirs.
-      this.failAll(error);
-      return;
+      this.chunks.fail(error);
     }
-    const id = chunk.request_id;
-    const queue = id === undefined ? undefined : this.queues.get(id);
-    queue?.push(chunk);
-  }
-
-  private failAll(error: unknown): void {
-    for (const queue of this.queues.values()) queue.fail(error);
-    this.queues.clear();
   }
 }

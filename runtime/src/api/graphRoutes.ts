@@ -1,27 +1,35 @@
 /**
- * The graph routes of `10xgraph api`: `/ping`, the graph's description (`/v1/graph`,
- * `/v1/graph/tools`) and its runs over invoke (one JSON answer), stream (NDJSON chunks) and
- * WebSocket (`/v1/graph/ws`, served by webSocket.ts). One declaration each, for the server's
- * route table.
+ * The graph routes of `10xgraph api`, the real 10xGraph server's: `/ping`, the graph's
+ * description (`/v1/graph`, `/v1/graph:StateSchema`, `/v1/graph/tools`), its runs over invoke
+ * (one JSON answer), stream (NDJSON lines) and WebSocket (`/v1/graph/ws`, served by
+ * webSocket.ts), and stop and fix of a thread's run. The features this server does not have
+ * (a memory store, realtime audio) answer as the Python server answers them when they are not
+ * configured. One declaration each, for the server's route table.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GraphDescription, GraphTools } from '10xgraph-client/wire';
-import { ApiError, statusForRunError } from './errors';
+import type { FixData, GraphDescription, GraphTools, InvokeData, StopData } from '10xgraph-client/wire';
+import type { WebSocket } from 'ws';
+import { ApiError } from './errors';
 import { readJsonBody, sendData, sendError } from './http';
 import type { ApiLogger } from './log';
 import type { Route } from './router';
 import type { RunEngine, ServableGraph } from './runEngine';
 import { createRunSlots, type SocketLimits } from './sockets';
-import { parseRunRequest } from './validate';
+import type { ThreadStore } from './store/index';
+import { cancelPending, fixThread } from './threadRoutes';
+import { checkThreadId, describe, invalid, isObject, parseRunRequest } from './validate';
 import { serveRunSocket } from './webSocket';
 
 /** The pattern of the WebSocket route. */
 export const WS_PATTERN = '/v1/graph/ws';
+/** The pattern of the realtime (audio) WebSocket, which this server does not serve. */
+export const LIVE_PATTERN = '/v1/graph/live';
 
 /** What the graph routes need of their server. */
 export interface GraphRouteOptions {
   graph: ServableGraph;
   engine: RunEngine;
+  store: ThreadStore;
   log: ApiLogger;
   limits: SocketLimits;
   /** Largest request body in bytes. */
@@ -32,25 +40,38 @@ export interface GraphRouteOptions {
 
 /** The graph routes, in the order the 404 lists them. */
 export function createGraphRoutes(options: GraphRouteOptions): Route[] {
-  const { graph, engine, log, limits, maxBodyBytes, version } = options;
+  const { graph, engine, store, log, limits, maxBodyBytes, version } = options;
   const httpRunSlots = createRunSlots(limits.maxRunsPerSocket);
 
   /** A run slot of the request's connection (pipelined requests share one), freed when the answer ends. */
   function takeRunSlot(req: IncomingMessage, res: ServerResponse): void {
     const release = httpRunSlots.take(req.socket);
     if (!release) {
-      throw new ApiError(429, 'too_many_runs', `This connection has ${limits.maxRunsPerSocket} runs going (pipelined requests); wait for their answers before sending more.`);
+      throw new ApiError(429, 'TOO_MANY_RUNS', `This connection has ${limits.maxRunsPerSocket} runs going (pipelined requests); wait for their answers before sending more.`);
     }
     res.once('close', release);
   }
 
-  async function readRunRequest(req: IncomingMessage) {
-    return parseRunRequest(await readJsonBody(req, maxBodyBytes, limits.bodyTimeoutMs));
+  const readBody = (req: IncomingMessage) => readJsonBody(req, maxBodyBytes, limits.bodyTimeoutMs);
+
+  /** The thread a stop or fix names: `{thread_id, config?}`. */
+  async function readThreadBody(req: IncomingMessage): Promise<string> {
+    const body = await readBody(req);
+    if (!isObject(body)) throw invalid(`The request body must be a JSON object {"thread_id": "..."}; got ${describe(body)}.`, []);
+    const id = body.thread_id;
+    if (id === undefined || id === null || (typeof id === 'string' && id.trim() === '')) throw invalid("Field 'thread_id' is required: the thread to act on.", ['thread_id']);
+    if (body.config !== undefined && body.config !== null && !isObject(body.config)) throw invalid(`Field 'config' must be an object; got ${describe(body.config)}.`, ['config']);
+    return checkThreadId(typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? String(id) : id, "Field 'thread_id'", ['thread_id']);
   }
+
+  const notConfigured = (what: string) => () => {
+    throw new ApiError(503, 'HTTPException', `${what} is not configured: 10xgraph api keeps threads only (see the README's table of routes).`);
+  };
 
   return [
     { method: 'GET', pattern: '/ping', public: true, handle: ({ res, requestId }) => sendData(res, requestId, 'pong', 'The server is up.') },
-    { method: 'GET', pattern: '/v1/graph', handle: ({ res, requestId }) => sendGraph(res, requestId, graph, version) },
+    { method: 'GET', pattern: '/v1/graph', handle: ({ res, requestId }) => sendGraph(res, requestId, graph, version, store) },
+    { method: 'GET', pattern: '/v1/graph:StateSchema', handle: ({ res, requestId }) => sendData(res, requestId, STATE_SCHEMA, 'The JSON Schema of the graph state.') },
     { method: 'GET', pattern: '/v1/graph/tools', handle: ({ res, requestId }) => sendTools(res, requestId, graph) },
     {
       method: 'POST',
@@ -58,13 +79,22 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
       body: true,
       async handle({ req, res, requestId }) {
         takeRunSlot(req, res);
+        const request = parseRunRequest(await readBody(req));
         // The id of a new thread is first shown in this answer, after the commit: nobody can name it before.
-        const prepared = await engine.prepare(await readRunRequest(req), true);
+        const prepared = await engine.prepare(request, true);
         const outcome = await engine.execute(prepared, () => {});
-        if (outcome.error) return sendError(res, requestId, new ApiError(statusForRunError(outcome.error.code), outcome.error.code, outcome.error.message));
+        if (outcome.error) return sendError(res, requestId, new ApiError(outcome.error.status, outcome.error.code, outcome.error.message));
+        const full = request.granularity === 'full';
+        const data: InvokeData = {
+          messages: outcome.messages,
+          state: full ? outcome.state : null,
+          context: full ? outcome.state.context : null,
+          summary: full ? outcome.state.context_summary : null,
+          meta: outcome.meta,
+        };
         const message =
           outcome.status === 'waiting' ? `The run waits for ${outcome.pending.length} remote tool call${outcome.pending.length === 1 ? '' : 's'}.` : 'The run completed.';
-        sendData(res, requestId, { thread_id: prepared.threadId, status: outcome.status, messages: outcome.messages, pending_remote_calls: outcome.pending }, message);
+        sendData(res, requestId, data, message);
       },
     },
     {
@@ -73,40 +103,134 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
       body: true,
       async handle({ req, res, requestId }) {
         takeRunSlot(req, res);
-        const prepared = await engine.prepare(await readRunRequest(req));
-        res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': requestId });
-        // A client that goes away does not stop the run: the thread is still saved consistently.
-        await engine.execute(prepared, (chunk) => {
-          if (res.destroyed || res.writableEnded) return;
-          // A client that stops reading is dropped rather than buffered for without bound.
-          if (res.writableLength > limits.maxBufferedBytes) {
-            log.warn(`Dropped the stream of request ${requestId}: ${res.writableLength} bytes wait for a client that does not read.`, {
-              event: 'stream_dropped',
-              request_id: requestId,
-            });
-            res.destroy();
-            return;
-          }
-          // The end chunk ends the body in the same write: a body whose last bytes came apart from it is
-          // reported by browsers as aborted even when read to its end.
-          if (chunk.event === 'end') res.end(JSON.stringify(chunk) + '\n');
-          else res.write(JSON.stringify(chunk) + '\n');
+        const prepared = await engine.prepare(parseRunRequest(await readBody(req)));
+        // NDJSON lines under the type the real server gives them (which also keeps proxies from buffering).
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache, no-transform',
+          'x-accel-buffering': 'no',
+          'x-request-id': requestId,
         });
+        let dropped = false;
+        // A client that goes away does not stop the run: the thread is still saved consistently.
+        await engine.execute(
+          prepared,
+          (chunk) => {
+            if (dropped || res.destroyed || res.writableEnded) return;
+            // A client that stops reading is dropped rather than buffered for without bound.
+            if (res.writableLength > limits.maxBufferedBytes) {
+              dropped = true;
+              log.warn(`Dropped the stream of request ${requestId}: ${res.writableLength} bytes wait for a client that does not read.`, {
+                event: 'stream_dropped',
+                request_id: requestId,
+              });
+              res.destroy();
+              return;
+            }
+            res.write(JSON.stringify(chunk) + '\n');
+          },
+          { deltas: true },
+        );
         if (!res.writableEnded) res.end();
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/graph/stop',
+      body: true,
+      async handle({ req, res, requestId }) {
+        const threadId = await readThreadBody(req);
+        if (engine.stop(threadId)) return sendData(res, requestId, { ok: true, running: true } satisfies StopData, `The run on thread '${threadId}' is stopping.`);
+        const cancelled = await cancelPending(store, threadId, () => engine.refuseWhileClosing());
+        if (cancelled === undefined) return sendData(res, requestId, { ok: false, running: false, reason: 'no-state' } satisfies StopData, `No thread '${threadId}'.`);
+        if (cancelled === 'busy') {
+          return sendData(res, requestId, { ok: false, running: true, reason: 'running-elsewhere' } satisfies StopData, `Another server process runs thread '${threadId}'; stop it there.`);
+        }
+        sendData(
+          res,
+          requestId,
+          { ok: true, running: false, reason: 'not-running' } satisfies StopData,
+          cancelled.length > 0
+            ? `Nothing ran on thread '${threadId}'; its ${cancelled.length} pending remote call${cancelled.length === 1 ? ' was' : 's were'} cancelled.`
+            : `Nothing ran on thread '${threadId}'.`,
+        );
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/v1/graph/fix',
+      body: true,
+      async handle({ req, res, requestId }) {
+        const threadId = await readThreadBody(req);
+        const data: FixData = await fixThread(store, threadId, () => engine.refuseWhileClosing());
+        sendData(res, requestId, data, data.message);
       },
     },
     {
       method: 'GET',
       pattern: WS_PATTERN,
       handle() {
-        throw new ApiError(426, 'upgrade_required', `${WS_PATTERN} is a WebSocket endpoint; open it with a WebSocket client.`);
+        throw new ApiError(426, 'UPGRADE_REQUIRED', `${WS_PATTERN} is a WebSocket endpoint; open it with a WebSocket client.`);
       },
       upgrade: (ws) => serveRunSocket(ws, { engine, limits, log, route: WS_PATTERN }),
     },
+    {
+      method: 'GET',
+      pattern: LIVE_PATTERN,
+      handle() {
+        throw new ApiError(426, 'UPGRADE_REQUIRED', `${LIVE_PATTERN} is a WebSocket endpoint; open it with a WebSocket client.`);
+      },
+      upgrade: refuseLive,
+    },
+    { method: 'POST', pattern: '/v1/store/memories', body: true, handle: notConfigured('Store') },
+    { method: 'POST', pattern: '/v1/store/search', body: true, handle: notConfigured('Store') },
+    { method: 'POST', pattern: '/v1/store/memories/list', body: true, handle: notConfigured('Store') },
+    { method: 'POST', pattern: '/v1/store/memories/forget', body: true, handle: notConfigured('Store') },
   ];
 }
 
-function sendGraph(res: ServerResponse, requestId: string, graph: ServableGraph, version: string): void {
+/** The realtime socket on a graph that is not a live agent: the real server's `not_live` event, then close 1008. */
+function refuseLive(ws: WebSocket): void {
+  ws.on('error', () => {});
+  ws.send(
+    JSON.stringify({
+      type: 'error',
+      code: 'not_live',
+      message: 'This graph is not a live (realtime) agent; 10xgraph api serves no realtime audio. Use /v1/graph/ws or /v1/graph/stream.',
+      fatal: true,
+    }),
+  );
+  ws.close(1008, 'not_live');
+}
+
+/**
+ * The state every graph of this library keeps, as `GET /v1/graph:StateSchema` gives it: the
+ * real server's `AgentState` fields (a JSON Schema, as pydantic writes one).
+ */
+const STATE_SCHEMA = {
+  title: 'AgentState',
+  type: 'object',
+  description: "A thread's state: its messages (context), a summary of earlier ones, where the graph stands, and the graph's other values.",
+  properties: {
+    context: { title: 'Context', type: 'array', items: { type: 'object' }, description: 'The messages of the thread, oldest first.' },
+    context_summary: { title: 'Context Summary', anyOf: [{ type: 'string' }, { type: 'null' }], default: null },
+    execution_meta: {
+      title: 'Execution Meta',
+      type: 'object',
+      properties: {
+        current_node: { type: 'string' },
+        step: { type: 'integer' },
+        status: { type: 'string', enum: ['idle', 'running', 'interrupted_after', 'completed', 'error'] },
+        interrupted_node: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }] },
+        interrupt_reason: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        thread_id: { type: 'string' },
+      },
+    },
+  },
+  additionalProperties: true,
+} as const;
+
+function sendGraph(res: ServerResponse, requestId: string, graph: ServableGraph, version: string, store: ThreadStore): void {
   const description = graph.describe();
   const nodes = description.nodes.map((node) => ({ id: node.name, name: node.name, type: node.kind }));
   const edges = description.edges.map((edge) => ({ id: `${edge.source}->${edge.target}`, source: edge.source, target: edge.target, conditional: edge.conditional }));
@@ -114,7 +238,25 @@ function sendGraph(res: ServerResponse, requestId: string, graph: ServableGraph,
     res,
     requestId,
     {
-      info: { name: description.name, version, node_count: nodes.length, edge_count: edges.length, entry_point: description.entryPoint },
+      info: {
+        node_count: nodes.length,
+        edge_count: edges.length,
+        is_realtime: false,
+        checkpointer: true,
+        checkpointer_type: store.kind === 'postgres' ? 'PostgresThreadStore' : 'SqliteThreadStore',
+        publisher: false,
+        store: false,
+        interrupt_before: [],
+        interrupt_after: [],
+        context_type: null,
+        id_generator: null,
+        id_type: 'string',
+        state_type: 'AgentState',
+        state_fields: ['context', 'context_summary', 'execution_meta'],
+        name: description.name,
+        version,
+        entry_point: description.entryPoint,
+      },
       nodes,
       edges,
     } satisfies GraphDescription,

@@ -3,7 +3,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorEnvelope, ResponseMetadata } from '10xgraph-client/wire';
-import { ApiError } from './errors';
+import { ApiError, validationError } from './errors';
 
 /** The last timestamp written, and the millisecond it stands for: answers within one millisecond share it. */
 let stampMs = -1;
@@ -29,12 +29,12 @@ export function sendData(res: ServerResponse, requestId: string, data: unknown, 
   sendJson(res, status, { data, metadata: metadataFor(requestId, message) }, requestId);
 }
 
-/** The body of an error answer: `{error: {code, message}, metadata}`. */
+/** The body of an error answer: `{error: {code, message, details}, metadata}`. */
 export function errorPayload(requestId: string, error: ApiError): ErrorEnvelope {
-  return { error: { code: error.code, message: error.message }, metadata: metadataFor(requestId, error.message) };
+  return { error: { code: error.code, message: error.message, details: error.details }, metadata: metadataFor(requestId, error.message) };
 }
 
-/** Answers `{error: {code, message}, metadata}` with the error's status. */
+/** Answers `{error: {code, message, details}, metadata}` with the error's status. */
 export function sendError(res: ServerResponse, requestId: string, error: ApiError, headers: Record<string, string> = {}): void {
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   sendJson(res, error.status, errorPayload(requestId, error), requestId);
@@ -93,17 +93,17 @@ function isJsonContentType(value: string | undefined): boolean {
  * is too large (at once when its Content-Length says so, else as soon as it grows past the limit;
  * the rest is not read and the connection is closed with the answer), 408 when the client pauses
  * longer than `idleMs` mid-body (the connection is then closed: the rest of the body cannot be
- * told from a next request), and 400 `invalid_json` when it does not parse.
+ * told from a next request), and 422 `VALIDATION_ERROR` (`json_invalid`) when it does not parse.
  */
 export async function readJsonBody(req: IncomingMessage, limit: number, idleMs = 30_000): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new ApiError(
       415,
-      'unsupported_media_type',
+      'UNSUPPORTED_MEDIA_TYPE',
       `The body must be JSON sent with 'Content-Type: application/json' (got ${req.headers['content-type'] ? `'${req.headers['content-type']}'` : 'no Content-Type'}).`,
     );
   }
-  const tooLarge = () => new ApiError(413, 'body_too_large', `The body is larger than the server's limit of ${limit} bytes; send fewer or smaller messages.`);
+  const tooLarge = () => new ApiError(413, 'REQUEST_TOO_LARGE', `The body is larger than the server's limit of ${limit} bytes; send fewer or smaller messages.`);
   if (Number(req.headers['content-length']) > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
@@ -155,13 +155,14 @@ export async function readJsonBody(req: IncomingMessage, limit: number, idleMs =
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ApiError(400, 'invalid_json', `The body is not valid JSON (${error instanceof Error ? error.message : 'parse error'}); send a JSON object.`);
+    const reason = error instanceof Error ? error.message : 'parse error';
+    throw validationError(`The body is not valid JSON (${reason}); send a JSON object.`, ['body'], 'json_invalid');
   }
 }
 
 /** A body that stalled: answered 408 on a connection that is then closed. */
 export class BodyTimeoutError extends ApiError {
   constructor(idleMs: number) {
-    super(408, 'request_timeout', `The request body stalled for ${idleMs} ms before it was complete; send it again in one go.`);
+    super(408, 'REQUEST_TIMEOUT', `The request body stalled for ${idleMs} ms before it was complete; send it again in one go.`);
   }
 }

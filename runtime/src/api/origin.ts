@@ -97,7 +97,7 @@ export function createOriginPolicy(options: OriginPolicyOptions): OriginPolicy {
   function refusedHost(value: string): ApiError {
     return new ApiError(
       403,
-      'host_not_allowed',
+      'HOST_NOT_ALLOWED',
       `The server does not answer to the host '${shownValue(value)}'; if it is this server's name behind a proxy, start it with --allowed-host NAME (or TENXGRAPH_ALLOWED_HOSTS).`,
     );
   }
@@ -107,7 +107,7 @@ export function createOriginPolicy(options: OriginPolicyOptions): OriginPolicy {
       // RFC 9112 §3.2: a request with more than one Host is answered 400. Which one a proxy in
       // front and this server each took is unknowable, so neither is judged.
       if (typeof hosts === 'object' && hosts.length > 1) {
-        return new ApiError(400, 'bad_request', `The request carries ${hosts.length} Host headers; HTTP/1.1 allows exactly one (RFC 9112 §3.2), so send one.`);
+        return new ApiError(400, 'BAD_REQUEST', `The request carries ${hosts.length} Host headers; HTTP/1.1 allows exactly one (RFC 9112 §3.2), so send one.`);
       }
       const host = typeof hosts === 'object' ? hosts[0] : hosts;
       if (absoluteHost !== undefined) {
@@ -127,7 +127,7 @@ export function createOriginPolicy(options: OriginPolicyOptions): OriginPolicy {
       const refuse = (why: string): OriginVerdict => ({
         kind: 'refused',
         shown: shownValue(value),
-        error: new ApiError(403, 'origin_not_allowed', `Requests from the origin '${shownValue(value)}' are refused: ${why}`),
+        error: new ApiError(403, 'ORIGIN_NOT_ALLOWED', `Requests from the origin '${shownValue(value)}' are refused: ${why}`),
       });
       if (Array.isArray(header)) return refuse('a request carries one Origin header.');
       if (value.length > MAX_ORIGIN_LENGTH) return refuse(`an origin is at most ${MAX_ORIGIN_LENGTH} characters long.`);
@@ -209,25 +209,24 @@ export function shownValue(value: string, max = MAX_SHOWN): string {
 }
 
 /** The subprotocol of the 10xgraph WebSocket; a token rides beside it as `10xgraph.bearer.<base64url>`. */
-export const WS_PROTOCOL = '10xgraph';
-const BEARER_PREFIX = `${WS_PROTOCOL}.bearer.`;
+/** The subprotocol that says "the next subprotocol is the bearer token" (the real 10xGraph server's). */
+export const WS_BEARER_PROTOCOL = '10xgraph-bearer';
+/** Its older name, which clients of the Python server still send. */
+export const WS_LEGACY_BEARER_PROTOCOL = 'agentflow-bearer';
 
 /**
- * Reads the subprotocols of an upgrade: whether the client speaks `10xgraph`, and the token of a
- * `10xgraph.bearer.<base64url>` entry (null when there is none, undefined when it is malformed).
+ * Reads the subprotocols of an upgrade: the bearer sentinel offered (`10xgraph-bearer` or
+ * `agentflow-bearer`), which the answer echoes, and the token in the entry after it (null when
+ * none was sent).
  */
-export function readWebSocketProtocols(header: string | undefined): { offered: boolean; token: string | null | undefined } {
+export function readWebSocketProtocols(header: string | undefined): { sentinel: string | undefined; token: string | null } {
   const items = (header ?? '')
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
-  const bearer = items.find((item) => item.startsWith(BEARER_PREFIX));
-  let token: string | null | undefined = null;
-  if (bearer !== undefined) {
-    const encoded = bearer.slice(BEARER_PREFIX.length);
-    token = /^[A-Za-z0-9_-]+$/.test(encoded) ? Buffer.from(encoded, 'base64url').toString('utf8') : undefined;
-  }
-  return { offered: items.includes(WS_PROTOCOL), token };
+  const at = items.findIndex((item) => item === WS_BEARER_PROTOCOL || item === WS_LEGACY_BEARER_PROTOCOL);
+  if (at === -1) return { sentinel: undefined, token: null };
+  return { sentinel: items[at], token: items[at + 1] ?? null };
 }
 
 /** An origin's parts, when `value` is a serialised http(s) origin and nothing more. */

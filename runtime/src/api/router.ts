@@ -11,7 +11,7 @@ import type { WebSocket } from 'ws';
 import { ApiError } from './errors';
 
 /** The methods a route may take. */
-export type RouteMethod = 'GET' | 'POST' | 'DELETE';
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** The parameters a matched path gave, by name, as they were in the path (percent-encoded). */
 export type RouteParams = Readonly<Record<string, string>>;
@@ -69,7 +69,7 @@ export type ResolvedRoute =
 
 /** The 401 of a request without the token (or with a wrong one). */
 export function unauthorized(): ApiError {
-  return new ApiError(401, 'unauthorized', 'This server needs a token: send the header Authorization: Bearer <TENXGRAPH_TOKEN>.');
+  return new ApiError(401, 'INVALID_TOKEN', 'This server needs a token: send the header Authorization: Bearer <TENXGRAPH_TOKEN>.');
 }
 
 interface CompiledPattern {
@@ -146,12 +146,12 @@ export class RouteTable {
 
   /** The 404 of a path no pattern matches, listing the routes. */
   notFound(pathname: string): ApiError {
-    return new ApiError(404, 'not_found', `No route ${pathname}; the routes are ${this.patternList.join(', ')}.`);
+    return new ApiError(404, 'NOT_FOUND', `No route ${pathname}; the routes are ${this.patternList.join(', ')}.`);
   }
 
   /** The 405 of a method a pattern does not take; the answer carries `Allow: match.allow`. */
   static methodNotAllowed(pathname: string, match: PathMatch, method: string | undefined): ApiError {
-    return new ApiError(405, 'method_not_allowed', `${pathname} takes ${match.allow.replace(/, (?=[^,]*$)/, ' or ')}, not ${method}.`);
+    return new ApiError(405, 'METHOD_NOT_ALLOWED', `${pathname} takes ${match.allow.replace(/, (?=[^,]*$)/, ' or ')}, not ${method}.`);
   }
 
   /** The request headers a preflight for this match allows. */

@@ -1,19 +1,23 @@
 /**
  * The runs of `10xgraph api`, whatever route starts them (invoke, stream, a WebSocket frame):
  * `prepare` locks the thread and checks the request against it, `execute` runs the graph from
- * the thread's checkpoint, renews the lock's lease while it goes and commits the outcome, and
- * `drain` lets the runs in flight finish when the server closes. The remote calls sent and the
- * results answered are logged here, with how long the client took.
+ * the thread's checkpoint, emitting the chunks of the real 10xGraph wire (the request's messages
+ * echoed, the model's text deltas, each message, an error), renews the lock's lease while it
+ * goes and commits the outcome; `stop` ends a run a client asks to stop, and `drain` lets the
+ * runs in flight finish when the server closes. The remote calls sent and the results answered
+ * are logged here, with how long the client took.
  */
 import { performance } from 'node:perf_hooks';
-import type { Message, RemoteToolCall as RemoteCall, StreamChunk } from '10xgraph-client/wire';
+import type { AgentState, Message, RemoteToolCall as RemoteCall, RunMeta, StreamChunk, StreamEvent } from '10xgraph-client/wire';
 import type { CompiledGraph } from '../graph/compiledGraph';
 import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import { validateResume } from '../graph/resume';
-import { ApiError, statusForRunError } from './errors';
+import type { Checkpoint } from '../graph/types';
+import { ApiError, runErrorOf } from './errors';
 import { loadCrypto } from './lazy';
 import type { ApiLogger } from './log';
 import { shownValue } from './origin';
+import { stateView } from './stateView';
 import { LockLostError, StoreUnavailableError, type ThreadRecord, type ThreadStore } from './store/index';
 import { busy } from './threadRoutes';
 import type { RunRequest } from './validate';
@@ -27,18 +31,50 @@ export interface PreparedRun {
   runId: string;
   request: RunRequest;
   record: ThreadRecord;
+  meta: RunMeta;
 }
 
 /** How a run ended, as invoke answers it. */
 export interface RunOutcome {
   status: 'completed' | 'waiting' | 'error';
+  /** The request's messages (their ids assigned), then those the run added. */
   messages: Message[];
   pending: RemoteCall[];
-  error?: { code: string; message: string };
+  /** The API's code (`NODE_MODEL_ERROR`, …) and HTTP status of a failed run. */
+  error?: { code: string; message: string; status: number };
+  /** The thread's state after the run, as the API shows it. */
+  state: AgentState;
+  meta: RunMeta;
+}
+
+/** How a run's chunks are sent: the granularity asked for, and whether the model's text deltas go too. */
+export interface EmitOptions {
+  deltas: boolean;
 }
 
 /** How many sent remote calls are remembered for the duration of their result. */
 const MAX_REMEMBERED_CALLS = 10_000;
+
+/** The events each granularity sends (the real server's filter). */
+const EVENTS_OF: Record<RunRequest['granularity'], ReadonlySet<StreamEvent>> = {
+  low: new Set(['message', 'error']),
+  partial: new Set(['message', 'error', 'state']),
+  full: new Set(['message', 'error', 'state', 'updates']),
+};
+
+/** A chunk with every key, those not given null. */
+export function chunkOf(event: StreamEvent, fields: Partial<Omit<StreamChunk, 'event' | 'timestamp'>>): StreamChunk {
+  return {
+    event,
+    message: fields.message ?? null,
+    state: fields.state ?? null,
+    data: fields.data ?? null,
+    thread_id: fields.thread_id ?? null,
+    run_id: fields.run_id ?? null,
+    metadata: fields.metadata ?? null,
+    timestamp: Date.now() / 1000,
+  };
+}
 
 /** The runs of one server over one graph and one store. */
 export class RunEngine {
@@ -48,6 +84,8 @@ export class RunEngine {
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Aborts the runs still going when the drain time is up. */
   private readonly stopRuns = new AbortController();
+  /** The runs of this process by thread, for `stop`. */
+  private readonly running = new Map<string, AbortController>();
   /** When each remote call was sent to the client, for the duration logged with its result. */
   private readonly emittedAt = new Map<string, number>();
   private closing = false;
@@ -60,7 +98,7 @@ export class RunEngine {
 
   /** Throws the 503 of a server shutting down; routes call it before they start new work. */
   refuseWhileClosing(): void {
-    if (this.closing) throw new ApiError(503, 'shutting_down', 'The server is shutting down; send the request again once it is back.');
+    if (this.closing) throw new ApiError(503, 'SHUTTING_DOWN', 'The server is shutting down; send the request again once it is back.');
   }
 
   /**
@@ -76,30 +114,44 @@ export class RunEngine {
     try {
       record = await this.store.acquire(threadId, runId, { unseen: request.threadId === undefined && idShownAfterCommit });
     } catch (error) {
-      throw error instanceof StoreUnavailableError ? new ApiError(503, 'store_unavailable', error.message) : error;
+      throw error instanceof StoreUnavailableError ? new ApiError(503, 'TRANSIENT_STORAGE_ERROR', error.message) : error;
     }
     if (!record) throw busy(threadId);
     try {
       validateResume(record.checkpoint, request.messages);
     } catch (error) {
       await this.releaseQuietly(threadId, runId);
-      const code = errorCodeOf(error) ?? 'invalid_request';
-      throw new ApiError(code === 'invalid_request' ? 400 : statusForRunError(code), code, `Thread '${threadId}': ${errorMessageOf(error)}`);
+      const wire = runErrorOf(errorCodeOf(error) ?? 'unknown_call_id');
+      throw new ApiError(wire.status, wire.code, `Thread '${threadId}': ${errorMessageOf(error)}`, [
+        { loc: ['body', 'messages'], msg: errorMessageOf(error), type: 'value_error' },
+      ]);
     }
     this.logResults(threadId, record.checkpoint.pending ?? [], request.messages);
-    return { threadId, runId, request, record };
+    const meta: RunMeta = { is_new_thread: record.status === 'new' && record.messageCount === 0, thread_id: threadId };
+    return { threadId, runId, request, record, meta };
   }
 
   /**
-   * Runs a prepared run to its end, `emit`ting each chunk (metadata first, end last), and
-   * commits its outcome; never throws. Tracked, so `drain` waits for it.
+   * Runs a prepared run to its end, `emit`ting its chunks as the request's granularity keeps
+   * them, and commits its outcome; never throws. Tracked, so `drain` waits for it.
    */
-  execute(prepared: PreparedRun, emit: (chunk: StreamChunk) => void): Promise<RunOutcome> {
-    const run = this.run(prepared, emit);
+  execute(prepared: PreparedRun, emit: (chunk: StreamChunk) => void, options: EmitOptions = { deltas: false }): Promise<RunOutcome> {
+    const run = this.run(prepared, emit, options);
     this.inFlight.add(run);
     const forget = () => this.inFlight.delete(run);
     run.then(forget, forget);
     return run;
+  }
+
+  /**
+   * Stops the run this process has going on `threadId`: true when there was one (it ends with
+   * `RUN_STOPPED`, the messages it made so far kept).
+   */
+  stop(threadId: string): boolean {
+    const controller = this.running.get(threadId);
+    if (!controller) return false;
+    controller.abort();
+    return true;
   }
 
   /**
@@ -118,36 +170,62 @@ export class RunEngine {
     }
   }
 
-  private async run(prepared: PreparedRun, emit: (chunk: StreamChunk) => void): Promise<RunOutcome> {
-    const { threadId, runId, request, record } = prepared;
+  private async run(prepared: PreparedRun, emit: (chunk: StreamChunk) => void, options: EmitOptions): Promise<RunOutcome> {
+    const { threadId, runId, request, record, meta } = prepared;
     const store = this.store;
-    const outcome: RunOutcome = { status: 'error', messages: [], pending: [] };
+    const keep = EVENTS_OF[request.granularity];
+    const send = (event: StreamEvent, fields: Partial<Omit<StreamChunk, 'event' | 'timestamp'>>) => {
+      if (keep.has(event)) emit(chunkOf(event, { thread_id: threadId, run_id: runId, ...fields, metadata: { ...fields.metadata, ...meta } }));
+    };
+    let checkpoint: Checkpoint = record.checkpoint;
+    const outcome: RunOutcome = { status: 'error', messages: [], pending: [], meta, state: stateView(threadId, checkpoint, 'running') };
     let committed = false;
     const renewal = this.renewLease(threadId, runId);
-    emit({ event: 'metadata', data: { thread_id: threadId, run_id: runId } });
+    const stopper = new AbortController();
+    this.running.set(threadId, stopper);
+    const fail = (code: string, message: string) => {
+      const wire = runErrorOf(code);
+      outcome.error = { code: wire.code, message, status: wire.status };
+      send('error', { data: { reason: message, code: wire.code } });
+    };
+    send('updates', { data: { status: 'invoking_graph', reason: 'The graph starts', is_new_thread: meta.is_new_thread } });
+    // The request's messages first, their ids as the thread keeps them.
+    for (const message of request.messages) {
+      outcome.messages.push(message);
+      send('message', { message, metadata: { status: 'invoking_graph', reason: `initial ${message.role} message` } });
+    }
     try {
       for await (const event of this.graph.stream(
-        { messages: request.messages },
-        { checkpoint: record.checkpoint, recursionLimit: request.recursionLimit, threadId, signal: this.stopRuns.signal },
+        { messages: request.messages, ...(request.values ? { values: request.values } : {}) },
+        {
+          checkpoint: record.checkpoint,
+          recursionLimit: request.recursionLimit,
+          threadId,
+          signal: AbortSignal.any([this.stopRuns.signal, stopper.signal]),
+          deltas: options.deltas,
+        },
       )) {
-        if (event.type === 'message') {
+        if (event.type === 'delta') {
+          send('message', { message: event.message, metadata: { node_name: event.node } });
+        } else if (event.type === 'message') {
           outcome.messages.push(event.message);
-          emit({ event: 'message', data: event.message });
+          send('message', { message: event.message, metadata: { node_name: event.node } });
         } else if (event.type === 'remote_tool_calls') {
           outcome.pending = event.calls;
           this.logCalls(threadId, event.calls);
-          emit({ event: 'remote_tool_calls', data: { thread_id: threadId, calls: event.calls } });
         } else if (event.type === 'error') {
-          outcome.error = { code: event.code, message: event.message };
-          emit({ event: 'error', data: outcome.error });
+          // A run a client stopped ends as stopped, whatever step it was in.
+          if (stopper.signal.aborted) fail('stopped', 'The run was stopped by POST /v1/graph/stop; the messages it made before are kept.');
+          else fail(event.code, event.message);
         } else if (event.type === 'end') {
           clearInterval(renewal);
           committed = true;
+          checkpoint = event.checkpoint;
           await store.commit(threadId, runId, {
             checkpoint: event.checkpoint,
             status: event.status === 'waiting' ? 'waiting' : 'completed',
             from: record.messageCount,
-            ...(outcome.error ? { error: outcome.error } : {}),
+            ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
           });
           outcome.status = outcome.error ? 'error' : event.status;
           break;
@@ -157,20 +235,31 @@ export class RunEngine {
     } catch (error) {
       outcome.status = 'error';
       outcome.pending = [];
+      checkpoint = record.checkpoint;
       if (error instanceof StoreUnavailableError || error instanceof LockLostError) {
         this.log.error(`Run ${runId} on thread '${threadId}' was not stored: ${error.message}`);
-        outcome.error = { code: error instanceof LockLostError ? 'thread_busy' : 'store_unavailable', message: `${error.message} The thread is left as it was before the run.` };
+        fail(error instanceof LockLostError ? 'THREAD_BUSY' : 'TRANSIENT_STORAGE_ERROR', `${error.message} The thread is left as it was before the run.`);
       } else {
+        // A graph that throws (rather than ending with an error event) is a server failure.
         this.log.error(`Run ${runId} on thread '${threadId}' failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        outcome.error = { code: 'internal_error', message: `The run failed inside the server (${errorMessageOf(error)}); the thread is left as it was before the run.` };
+        fail('INTERNAL_SERVER_ERROR', `The run failed inside the server (${errorMessageOf(error)}); the thread is left as it was before the run.`);
       }
-      emit({ event: 'error', data: outcome.error });
     } finally {
       clearInterval(renewal);
+      if (this.running.get(threadId) === stopper) this.running.delete(threadId);
       // A commit releases the lock whether it succeeds or not; every other path releases it here.
       if (!committed) await this.releaseQuietly(threadId, runId);
     }
-    emit({ event: 'end', data: { thread_id: threadId, status: outcome.status } });
+    outcome.state = stateView(threadId, checkpoint, outcome.status === 'waiting' ? 'interrupted_after' : outcome.status === 'error' ? 'error' : 'completed');
+    send('state', { state: outcome.state });
+    send('updates', {
+      data: {
+        status: 'graph_invoked',
+        reason: outcome.error ? outcome.error.message : outcome.status === 'waiting' ? 'Remote tool call - graph interrupted' : 'Graph execution completed successfully',
+        is_interrupted: outcome.status === 'waiting',
+        total_messages: outcome.state.context.length,
+      },
+    });
     return outcome;
   }
 

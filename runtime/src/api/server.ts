@@ -15,7 +15,7 @@ import { ApiError } from './errors';
 import { createGraphRoutes } from './graphRoutes';
 import { BodyTimeoutError, closeIfBodyUnread, sendError } from './http';
 import type { ApiLogger } from './log';
-import { createOriginPolicy, readWebSocketProtocols, shownValue, WS_PROTOCOL, type OriginPolicy, type OriginVerdict } from './origin';
+import { createOriginPolicy, readWebSocketProtocols, shownValue, type OriginPolicy, type OriginVerdict } from './origin';
 import { RouteTable, unauthorized, type PathMatch, type Route } from './router';
 import { RunEngine, type ServableGraph } from './runEngine';
 import { answerAndClose, DEFAULT_SOCKET_LIMITS, type SocketLimits } from './sockets';
@@ -90,7 +90,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   /** Answers in progress per connection: a parse error then must not write its own answer into theirs. */
   const answering = new WeakMap<object, number>();
   const engine = new RunEngine(graph, store, log);
-  const routes: Route[] = [...createGraphRoutes({ graph, engine, log, limits, maxBodyBytes: limit, version }), ...createThreadRoutes(store, () => engine.refuseWhileClosing())];
+  const routes: Route[] = [
+    ...createGraphRoutes({ graph, engine, store, log, limits, maxBodyBytes: limit, version }),
+    ...createThreadRoutes({ store, guard: () => engine.refuseWhileClosing(), maxBodyBytes: limit, bodyTimeoutMs: limits.bodyTimeoutMs }),
+  ];
   const table = new RouteTable(routes, THREAD_PARAMS);
 
   const server = loadHttp().createServer(
@@ -116,7 +119,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           event: 'request_failed',
           request_id: requestId,
         });
-        if (!res.headersSent) sendError(res, requestId, new ApiError(500, 'internal_error', 'The server failed on this request; see its log.'));
+        if (!res.headersSent) sendError(res, requestId, new ApiError(500, 'INTERNAL_SERVER_ERROR', 'The server failed on this request; see its log.'));
         else res.end();
       });
     },
@@ -124,14 +127,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const wss = new (loadWs().WebSocketServer)({
     noServer: true,
     maxPayload: limit,
-    // Answer with the 10xgraph subprotocol when offered (never with the bearer entry, which holds the token).
-    handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+    // Answer with the bearer sentinel the client offered, never with the entry after it (the token).
+    handleProtocols: (protocols) => readWebSocketProtocols([...protocols].join(',')).sentinel ?? false,
   });
   server.on('upgrade', (req, socket, head) => upgrade(req, socket, head));
 
   // CONNECT is no route of ours: answer it rather than leave the socket hanging.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    answerAndClose(socket, new ApiError(405, 'method_not_allowed', 'CONNECT is not supported: this is a 10xgraph API server, not a proxy.'));
+    answerAndClose(socket, new ApiError(405, 'METHOD_NOT_ALLOWED', 'CONNECT is not supported: this is a 10xgraph API server, not a proxy.'));
   });
 
   // Malformed HTTP (a bad method, header or length) gets a JSON error too, not Node's bare 400.
@@ -147,12 +150,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         socket,
         new ApiError(
           408,
-          'request_timeout',
+          'REQUEST_TIMEOUT',
           `The request did not arrive within the server's time-out (${limits.headersTimeoutMs} ms for the headers, ${Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs)} ms for the whole request); send it again.`,
         ),
       );
     }
-    answerAndClose(socket, new ApiError(error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400, 'bad_request', `The request is not valid HTTP (${error.code ?? 'parse error'}).`));
+    answerAndClose(socket, new ApiError(error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400, 'BAD_REQUEST', `The request is not valid HTTP (${error.code ?? 'parse error'}).`));
   });
 
   /** One record per request: method, route (never the query), status, duration, request id. */
@@ -250,7 +253,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       });
     };
     if (!url || !route?.upgrade) {
-      const refusal = url ? new ApiError(404, 'not_found', `No WebSocket route ${url.pathname}; use ${table.upgradePatterns.join(' or ')}.`) : badTarget(req.url);
+      const refusal = url ? new ApiError(404, 'NOT_FOUND', `No WebSocket route ${url.pathname}; use ${table.upgradePatterns.join(' or ')}.`) : badTarget(req.url);
       logUpgrade(refusal.status);
       return answerAndClose(socket, refusal, {}, requestId);
     }
@@ -276,9 +279,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return verdict.error;
     }
     const protocols = readWebSocketProtocols(req.headers['sec-websocket-protocol']);
-    if (protocols.token !== null && !protocols.offered) {
-      return new ApiError(400, 'bad_request', `A token sent as a WebSocket subprotocol needs the '${WS_PROTOCOL}' subprotocol offered with it.`);
-    }
     if (!authorized(req, protocols.token ?? url.searchParams.get('token'))) return unauthorized();
     return undefined;
   }
@@ -356,5 +356,5 @@ function parseTarget(target: string | undefined): URL | undefined {
 }
 
 function badTarget(target: string | undefined): ApiError {
-  return new ApiError(400, 'bad_request', `The request target '${String(target).slice(0, 100)}' is not a valid path; use a route such as /v1/graph.`);
+  return new ApiError(400, 'BAD_REQUEST', `The request target '${String(target).slice(0, 100)}' is not a valid path; use a route such as /v1/graph.`);
 }

@@ -1,55 +1,126 @@
 /**
- * The thread routes of `10xgraph api`: read a thread (`GET /v1/threads/{id}`, its messages a page
- * at a time), cancel what it waits for (`POST /v1/threads/{id}/cancel`) and delete it
- * (`DELETE /v1/threads/{id}`). Declared here as routes of the server's route table (router.ts),
- * which authorises a request and checks its `{id}` (`readThreadIdParam`) before it comes here.
+ * The thread routes of `10xgraph api`, the real 10xGraph server's checkpointer routes: the
+ * thread list (`GET /v1/threads`), a thread's details and deletion (`/v1/threads/{id}`), its
+ * state (`GET`, `PUT`, `DELETE /v1/threads/{id}/state`), its messages (`GET`, `POST
+ * /v1/threads/{id}/messages`, `GET`, `DELETE /v1/threads/{id}/messages/{message_id}`), and what
+ * `POST /v1/graph/stop` and `/v1/graph/fix` do to a thread between runs. Declared here as routes
+ * of the server's route table (router.ts), which authorises a request and checks its parameters
+ * (`THREAD_PARAMS`) before it comes here. Every write takes the thread's run lock, as a run does.
  */
-import type { ServerResponse } from 'node:http';
-import { toolResultMessage } from '../graph/messages';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ActionData, FixData, Message, ThreadInfo } from '10xgraph-client/wire';
+import { failedResult, textOf, toolResultMessage } from '../graph/messages';
+import type { Checkpoint } from '../graph/types';
 import { ApiError } from './errors';
-import { sendData } from './http';
+import { readJsonBody, sendData } from './http';
 import { loadCrypto } from './lazy';
-import { StoreUnavailableError, type ThreadStore } from './store/index';
 import type { Route } from './router';
-import { checkThreadId } from './validate';
+import { stateView } from './stateView';
+import { StoreUnavailableError, type ThreadRecord, type ThreadStore, type ThreadSummary } from './store/index';
+import { checkDepth, checkThreadId, describe, invalid, isObject, parseMessage } from './validate';
 
-/** Messages per page when the request does not say. */
+/** Items per page when the request does not say. */
 export const DEFAULT_PAGE_SIZE = 100;
-/** The most messages one page holds. */
+/** The most items one page holds. */
 export const MAX_PAGE_SIZE = 1000;
 
 /** What a cancelled call's failed result says (the model reads it). */
 export const CANCELLED_RESULT = 'Cancelled: the client stopped waiting for this call, so it has no result. Do not wait for it; carry on without it or ask the user.';
 
-/** The pattern of a thread (`GET`, `DELETE`). */
 const THREAD_PATTERN = '/v1/threads/{id}';
-/** The pattern of a thread's cancel (`POST`). */
-const THREAD_CANCEL_PATTERN = '/v1/threads/{id}/cancel';
 
-/** Reads the `{id}` of a thread route: percent-decoded (400 when it cannot be), then checked as every thread id is (422). */
-function readThreadIdParam(raw: string): string {
-  let decoded: string;
+/** Percent-decodes a path parameter (400 when it cannot be). */
+function decodeParam(raw: string, name: string): string {
   try {
-    decoded = decodeURIComponent(raw);
+    return decodeURIComponent(raw);
   } catch {
-    throw new ApiError(400, 'invalid_request', `The thread id '${raw.slice(0, 100)}' in the path is not valid percent-encoding.`);
+    throw new ApiError(400, 'BAD_REQUEST', `The ${name} '${raw.slice(0, 100)}' in the path is not valid percent-encoding.`);
   }
-  return checkThreadId(decoded, `Path parameter 'id' of ${THREAD_PATTERN}`);
 }
 
-/** The parameter readers the thread routes need in a route table. */
-export const THREAD_PARAMS = { id: readThreadIdParam } as const;
+/** The parameter readers the thread routes (and the routes of features not served) need in a route table. */
+export const THREAD_PARAMS = {
+  id: (raw: string) => checkThreadId(decodeParam(raw, 'thread id'), `Path parameter 'id' of ${THREAD_PATTERN}`, ['path', 'thread_id']),
+  message_id: (raw: string) => decodeParam(raw, 'message id'),
+} as const;
 
-/**
- * The thread routes, for a route table with `THREAD_PARAMS`. `guard` is called before anything
- * is written, so the server can refuse new work while it shuts down. No route here reads a body:
- * a refusal closes a connection whose body is still coming (http.ts).
- */
-export function createThreadRoutes(store: ThreadStore, guard: () => void): Route[] {
+/** What the thread routes need of their server. */
+export interface ThreadRouteOptions {
+  store: ThreadStore;
+  /** Called before anything is written, so the server can refuse new work while it shuts down. */
+  guard: () => void;
+  maxBodyBytes: number;
+  bodyTimeoutMs: number;
+}
+
+/** The thread routes, for a route table with `THREAD_PARAMS`. */
+export function createThreadRoutes(options: ThreadRouteOptions): Route[] {
+  const { store, guard } = options;
+  /** A body the route may go without (`DELETE` routes): `{}` when none was sent. */
+  const readBody = async (req: IncomingMessage): Promise<Record<string, unknown>> => {
+    if (req.headers['content-length'] === '0' || (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined)) return {};
+    const body = await readJsonBody(req, options.maxBodyBytes, options.bodyTimeoutMs);
+    if (!isObject(body)) throw invalid(`The request body must be a JSON object; got ${describe(body)}.`, []);
+    if (body.config !== undefined && body.config !== null && !isObject(body.config)) throw invalid(`Field 'config' must be an object; got ${describe(body.config)}.`, ['config']);
+    return body;
+  };
+  const M = `${THREAD_PATTERN}/messages/{message_id}`;
   return [
-    { method: 'GET', pattern: THREAD_PATTERN, handle: ({ res, requestId, url }, { id }) => storeAnswer(readThread(res, requestId, store, id!, url.searchParams)) },
-    { method: 'DELETE', pattern: THREAD_PATTERN, handle: ({ res, requestId }, { id }) => storeAnswer(deleteThread(res, requestId, store, id!, guard)) },
-    { method: 'POST', pattern: THREAD_CANCEL_PATTERN, handle: ({ res, requestId }, { id }) => storeAnswer(cancelThread(res, requestId, store, id!, guard)) },
+    { method: 'GET', pattern: '/v1/threads', handle: ({ res, requestId, url }) => storeAnswer(listThreads(res, requestId, store, url.searchParams)) },
+    { method: 'GET', pattern: THREAD_PATTERN, handle: ({ res, requestId }, { id }) => storeAnswer(threadDetails(res, requestId, store, id!)) },
+    {
+      method: 'DELETE',
+      pattern: THREAD_PATTERN,
+      body: true,
+      async handle({ req, res, requestId }, { id }) {
+        await readBody(req);
+        guard();
+        await storeAnswer(deleteThread(res, requestId, store, id!));
+      },
+    },
+    { method: 'GET', pattern: `${THREAD_PATTERN}/state`, handle: ({ res, requestId }, { id }) => storeAnswer(threadState(res, requestId, store, id!)) },
+    {
+      method: 'PUT',
+      pattern: `${THREAD_PATTERN}/state`,
+      body: true,
+      async handle({ req, res, requestId }, { id }) {
+        const body = await readBody(req);
+        guard();
+        await storeAnswer(putState(res, requestId, store, id!, body));
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: `${THREAD_PATTERN}/state`,
+      body: true,
+      async handle({ req, res, requestId }, { id }) {
+        await readBody(req);
+        guard();
+        await storeAnswer(clearState(res, requestId, store, id!));
+      },
+    },
+    { method: 'GET', pattern: `${THREAD_PATTERN}/messages`, handle: ({ res, requestId, url }, { id }) => storeAnswer(listMessages(res, requestId, store, id!, url.searchParams)) },
+    {
+      method: 'POST',
+      pattern: `${THREAD_PATTERN}/messages`,
+      body: true,
+      async handle({ req, res, requestId }, { id }) {
+        const body = await readBody(req);
+        guard();
+        await storeAnswer(putMessages(res, requestId, store, id!, body));
+      },
+    },
+    { method: 'GET', pattern: M, handle: ({ res, requestId }, { id, message_id }) => storeAnswer(oneMessage(res, requestId, store, id!, message_id!)) },
+    {
+      method: 'DELETE',
+      pattern: M,
+      body: true,
+      async handle({ req, res, requestId }, { id, message_id }) {
+        await readBody(req);
+        guard();
+        await storeAnswer(deleteMessage(res, requestId, store, id!, message_id!));
+      },
+    },
   ];
 }
 
@@ -58,79 +129,243 @@ async function storeAnswer(answer: Promise<void>): Promise<void> {
   try {
     await answer;
   } catch (error) {
-    if (error instanceof StoreUnavailableError) throw new ApiError(503, 'store_unavailable', error.message);
+    if (error instanceof StoreUnavailableError) throw new ApiError(503, 'TRANSIENT_STORAGE_ERROR', error.message);
     throw error;
   }
 }
 
-async function readThread(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, query: URLSearchParams): Promise<void> {
+/** A thread as the list and the details show it. */
+function infoOf(thread: Pick<ThreadSummary, 'threadId' | 'updatedAt' | 'createdAt' | 'status' | 'running' | 'messageCount'>): ThreadInfo {
+  return {
+    thread_id: thread.threadId,
+    thread_name: null,
+    user_id: null,
+    metadata: { status: thread.status, running: thread.running, message_count: thread.messageCount, created_at: thread.createdAt },
+    updated_at: thread.updatedAt,
+    run_id: null,
+  };
+}
+
+async function listThreads(res: ServerResponse, requestId: string, store: ThreadStore, query: URLSearchParams): Promise<void> {
   const offset = readCount(query, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
   const limit = readCount(query, 'limit', 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
-  const page = await store.page(threadId, offset, limit);
-  if (!page) throw notFound(threadId);
-  const end = offset + page.messages.length;
-  sendData(
-    res,
-    requestId,
-    {
-      thread_id: page.threadId,
-      status: page.status,
-      running: page.running,
-      message_count: page.messageCount,
-      messages: page.messages,
-      pending_remote_calls: page.pending,
-      last_error: page.lastError ?? null,
-      created_at: page.createdAt,
-      updated_at: page.updatedAt,
-      page: { offset, limit, next_offset: end < page.messageCount ? end : null },
-    },
-    `Thread '${threadId}' is ${page.running ? 'running' : page.status} with ${page.messageCount} message${page.messageCount === 1 ? '' : 's'}; messages ${page.messages.length ? `${offset}..${end - 1}` : 'none'} on this page.`,
-  );
+  const search = query.get('search') ?? undefined;
+  if (search !== undefined && search.length > 256) throw queryError('search', 'must be at most 256 characters');
+  const threads = await store.list({ ...(search ? { search } : {}), offset, limit });
+  sendData(res, requestId, { threads: threads.map(infoOf) }, `${threads.length} thread${threads.length === 1 ? '' : 's'} from ${offset}.`);
+}
+
+async function threadDetails(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string): Promise<void> {
+  const record = await store.load(threadId);
+  sendData(res, requestId, { thread_data: { thread: record ? infoOf(record) : null } }, record ? `Thread '${threadId}'.` : `No thread '${threadId}'.`);
+}
+
+async function threadState(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string): Promise<void> {
+  const record = await store.load(threadId);
+  sendData(res, requestId, { state: record ? stateView(threadId, record.checkpoint, record.running ? 'running' : 'completed') : null }, record ? `The state of thread '${threadId}'.` : `No thread '${threadId}'.`);
+}
+
+async function listMessages(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, query: URLSearchParams): Promise<void> {
+  const offset = readCount(query, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
+  const limit = readCount(query, 'limit', 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
+  const search = query.get('search');
+  if (search !== null && search.length > 256) throw queryError('search', 'must be at most 256 characters');
+  let messages: Message[];
+  if (search) {
+    const record = await store.load(threadId);
+    const needle = search.toLowerCase();
+    messages = (record?.checkpoint.state.messages ?? []).filter((message) => textOf(message).toLowerCase().includes(needle)).slice(offset, offset + limit);
+  } else {
+    messages = (await store.page(threadId, offset, limit))?.messages ?? [];
+  }
+  sendData(res, requestId, { messages }, `${messages.length} message${messages.length === 1 ? '' : 's'} of thread '${threadId}' from ${offset}.`);
+}
+
+async function oneMessage(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, messageId: string): Promise<void> {
+  const record = await store.load(threadId);
+  const message = record?.checkpoint.state.messages.find((candidate) => candidate.message_id === messageId);
+  if (!message) throw messageNotFound(threadId, messageId, record !== undefined);
+  sendData(res, requestId, message, `Message '${messageId}' of thread '${threadId}'.`);
 }
 
 /**
- * Answers every pending remote call of a waiting thread with a failed result saying it was
- * cancelled, in one commit, so the model reads why and the thread takes new messages.
+ * Runs `change` on the thread under its run lock and commits what it returns, or answers 409
+ * when a run holds the thread. `create`: a thread that does not exist is made (else 404).
  */
-async function cancelThread(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, guard: () => void): Promise<void> {
-  guard();
-  const exists = await store.load(threadId);
-  if (!exists) throw notFound(threadId);
-  const owner = `cancel-${loadCrypto().randomUUID()}`;
+async function withThread<T>(
+  store: ThreadStore,
+  threadId: string,
+  create: boolean,
+  change: (record: ThreadRecord) => { checkpoint: Checkpoint; from: number; rewrite: boolean; result: T } | { result: T; unchanged: true },
+): Promise<T> {
+  if (!create && !(await store.load(threadId))) throw threadNotFound(threadId);
+  const owner = `edit-${loadCrypto().randomUUID()}`;
   const record = await store.acquire(threadId, owner);
   if (!record) throw busy(threadId);
   let committed = false;
   try {
-    if (record.status !== 'waiting' || record.checkpoint.pending.length === 0) {
-      return sendData(
-        res,
-        requestId,
-        { thread_id: threadId, status: record.status, cancelled_calls: [], message: null },
-        `Thread '${threadId}' waits for no remote call; nothing to cancel.`,
-      );
-    }
-    const calls = record.checkpoint.pending;
-    const message = toolResultMessage(calls.map((call) => ({ type: 'tool_result', call_id: call.id, output: null, status: 'failed', error: CANCELLED_RESULT })));
-    const { messages, ...values } = record.checkpoint.state;
-    await store.commit(threadId, owner, { checkpoint: { state: { ...values, messages: [...messages, message] }, pending: [] }, status: 'completed', from: record.messageCount });
+    const outcome = change(record);
+    if ('unchanged' in outcome) return outcome.result;
     committed = true;
-    sendData(
-      res,
-      requestId,
-      { thread_id: threadId, status: 'completed', cancelled_calls: calls.map((call) => call.id), message },
-      `Cancelled ${calls.length} remote call${calls.length === 1 ? '' : 's'} of thread '${threadId}'; it takes new messages.`,
-    );
+    await store.commit(threadId, owner, {
+      checkpoint: outcome.checkpoint,
+      status: outcome.checkpoint.pending.length > 0 ? 'waiting' : 'completed',
+      from: outcome.from,
+      ...(outcome.rewrite ? { rewrite: true } : {}),
+    });
+    return outcome.result;
   } finally {
     if (!committed) await store.release(threadId, owner).catch(() => {});
   }
 }
 
-async function deleteThread(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, guard: () => void): Promise<void> {
-  guard();
+async function putState(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, body: Record<string, unknown>): Promise<void> {
+  const update = body.state;
+  if (!isObject(update)) throw invalid(`Field 'state' must be an object of the values to set; got ${describe(update)}.`, ['state']);
+  checkDepth(update, ['state']);
+  const added = update.context === undefined || update.context === null ? [] : update.context;
+  if (!Array.isArray(added)) throw invalid(`Field 'state.context' must be a list of messages to append; got ${describe(added)}.`, ['state', 'context']);
+  const messages = added.map((message, i) => parseMessage(message, ['state', 'context', i]));
+  const view = await withThread(store, threadId, true, (record) => {
+    refuseWhileWaiting(record, 'change its state');
+    const values: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(update)) {
+      // `execution_meta` is the graph's; a null leaves a value as it is.
+      if (key === 'context' || key === 'execution_meta' || key === 'messages' || value === null) continue;
+      values[key] = value;
+    }
+    const checkpoint: Checkpoint = { ...record.checkpoint, state: { ...record.checkpoint.state, ...values, messages: [...record.checkpoint.state.messages, ...messages] } };
+    return { checkpoint, from: record.messageCount, rewrite: false, result: stateView(threadId, checkpoint, 'completed') };
+  });
+  sendData(res, requestId, { state: view }, `The state of thread '${threadId}' is updated.`);
+}
+
+async function clearState(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string): Promise<void> {
+  const removed = await withThread(store, threadId, false, (record) => ({
+    checkpoint: { state: { messages: [] }, pending: [] },
+    from: 0,
+    rewrite: true,
+    result: record.messageCount,
+  }));
+  sendData(res, requestId, { success: true, message: 'State cleared successfully', data: { thread_id: threadId, removed_messages: removed } } satisfies ActionData, 'State cleared successfully');
+}
+
+async function putMessages(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, body: Record<string, unknown>): Promise<void> {
+  const list = body.messages;
+  if (!Array.isArray(list) || list.length === 0) throw invalid("Field 'messages' must be a non-empty list of messages.", ['messages']);
+  const messages = list.map((message, i) => parseMessage(message, ['messages', i]));
+  if (messages.some((message) => message.role === 'tool')) {
+    throw invalid("Field 'messages' holds a tool message: tool results answer pending calls through /v1/graph/invoke, not here.", ['messages']);
+  }
+  if (body.metadata !== undefined && body.metadata !== null && !isObject(body.metadata)) throw invalid(`Field 'metadata' must be an object; got ${describe(body.metadata)}.`, ['metadata']);
+  await withThread(store, threadId, true, (record) => {
+    refuseWhileWaiting(record, 'take new messages');
+    const checkpoint: Checkpoint = { ...record.checkpoint, state: { ...record.checkpoint.state, messages: [...record.checkpoint.state.messages, ...messages] } };
+    return { checkpoint, from: record.messageCount, rewrite: false, result: undefined };
+  });
+  sendData(
+    res,
+    requestId,
+    { success: true, message: 'Messages put successfully', data: { thread_id: threadId, message_ids: messages.map((message) => message.message_id) } } satisfies ActionData,
+    'Messages put successfully',
+  );
+}
+
+async function deleteMessage(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, messageId: string): Promise<void> {
+  await withThread(store, threadId, false, (record) => {
+    const messages = record.checkpoint.state.messages;
+    const index = messages.findIndex((message) => message.message_id === messageId);
+    if (index === -1) throw messageNotFound(threadId, messageId, true);
+    refuseWhileWaiting(record, 'lose a message');
+    const checkpoint: Checkpoint = { ...record.checkpoint, state: { ...record.checkpoint.state, messages: [...messages.slice(0, index), ...messages.slice(index + 1)] } };
+    return { checkpoint, from: index, rewrite: true, result: undefined };
+  });
+  sendData(res, requestId, { success: true, message: 'Message deleted successfully' } satisfies ActionData, 'Message deleted successfully');
+}
+
+async function deleteThread(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string): Promise<void> {
   const outcome = await store.delete(threadId);
-  if (outcome === 'missing') throw notFound(threadId);
+  if (outcome === 'missing') throw threadNotFound(threadId);
   if (outcome === 'busy') throw busy(threadId);
-  sendData(res, requestId, { thread_id: threadId, deleted: true }, `Thread '${threadId}' and its messages are deleted.`);
+  sendData(res, requestId, { success: true, message: 'Thread deleted successfully', data: { thread_id: threadId, deleted: true } } satisfies ActionData, 'Thread deleted successfully');
+}
+
+/**
+ * Answers every pending remote call of a waiting thread with a failed result saying it was
+ * cancelled, in one commit, so the model reads why and the thread takes new messages. The ids
+ * of the calls cancelled (none when it waited for nothing), `busy` when a run holds the thread,
+ * undefined when there is no such thread.
+ */
+export async function cancelPending(store: ThreadStore, threadId: string, guard: () => void): Promise<string[] | 'busy' | undefined> {
+  guard();
+  if (!(await store.load(threadId))) return undefined;
+  try {
+    return await withThread(store, threadId, false, (record) => {
+      const calls = record.checkpoint.pending;
+      if (record.status !== 'waiting' || calls.length === 0) return { unchanged: true, result: [] as string[] };
+      const message = toolResultMessage(calls.map((call) => failedResult(call.id, CANCELLED_RESULT)));
+      const checkpoint: Checkpoint = { state: { ...record.checkpoint.state, messages: [...record.checkpoint.state.messages, message] }, pending: [] };
+      return { checkpoint, from: record.messageCount, rewrite: false, result: calls.map((call) => call.id) };
+    });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'THREAD_BUSY') return 'busy';
+    throw error;
+  }
+}
+
+/**
+ * `POST /v1/graph/fix`: removes the messages whose tool calls were never answered (an assistant
+ * message's `tool_call` blocks with no `tool_result` after it, and remote-call messages still
+ * pending), so the thread takes new messages again.
+ */
+export async function fixThread(store: ThreadStore, threadId: string, guard: () => void): Promise<FixData> {
+  guard();
+  if (!(await store.load(threadId))) return { success: false, message: `No state found for thread: ${threadId}`, removed_count: 0, state: null };
+  return storeFix(store, threadId);
+}
+
+async function storeFix(store: ThreadStore, threadId: string): Promise<FixData> {
+  try {
+    return await withThread(store, threadId, false, (record) => {
+      const messages = record.checkpoint.state.messages;
+      const answered = new Set<string>();
+      for (const message of messages) for (const block of message.content) if (block.type === 'tool_result') answered.add(block.call_id);
+      const dangling = (message: Message) =>
+        message.content.some((block) => (block.type === 'tool_call' || block.type === 'remote_tool_call') && !answered.has(block.id));
+      const first = messages.findIndex(dangling);
+      if (first === -1) {
+        const state = JSON.stringify(stateView(threadId, record.checkpoint, 'completed'));
+        return { unchanged: true, result: { success: true, message: 'No unanswered tool calls found.', removed_count: 0, state } };
+      }
+      const kept = messages.filter((message) => !dangling(message));
+      const checkpoint: Checkpoint = { state: { ...record.checkpoint.state, messages: kept }, pending: [] };
+      const removed = messages.length - kept.length;
+      return {
+        checkpoint,
+        from: first,
+        rewrite: true,
+        result: {
+          success: true,
+          message: `Removed ${removed} message${removed === 1 ? '' : 's'} with unanswered tool calls.`,
+          removed_count: removed,
+          state: JSON.stringify(stateView(threadId, checkpoint, 'completed')),
+        },
+      };
+    });
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw new ApiError(503, 'TRANSIENT_STORAGE_ERROR', error.message);
+    throw error;
+  }
+}
+
+function refuseWhileWaiting(record: ThreadRecord, what: string): void {
+  if (record.status === 'waiting' && record.checkpoint.pending.length > 0) {
+    throw new ApiError(
+      409,
+      'THREAD_WAITING',
+      `Thread '${record.threadId}' waits for the results of ${record.checkpoint.pending.length} remote call${record.checkpoint.pending.length === 1 ? '' : 's'} and cannot ${what}; send them (or POST /v1/graph/stop) first.`,
+    );
+  }
 }
 
 function readCount(query: URLSearchParams, name: string, min: number, max: number, fallback: number): number {
@@ -138,20 +373,25 @@ function readCount(query: URLSearchParams, name: string, min: number, max: numbe
   if (text === null) return fallback;
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < min || value > max) {
-    throw new ApiError(
-      400,
-      'invalid_request',
-      `Query parameter '${name}' must be a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'the message count' : max}; got '${text.slice(0, 40)}'.`,
-    );
+    throw queryError(name, `must be a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'the item count' : max}; got '${text.slice(0, 40)}'`);
   }
   return value;
 }
 
-function notFound(threadId: string): ApiError {
-  return new ApiError(404, 'thread_not_found', `No thread '${threadId}' on this server; it was never used or has been deleted.`);
+function queryError(name: string, why: string): ApiError {
+  const message = `Query parameter '${name}' ${why}.`;
+  return new ApiError(422, 'VALIDATION_ERROR', message, [{ loc: ['query', name], msg: message, type: 'value_error' }]);
+}
+
+function threadNotFound(threadId: string): ApiError {
+  return new ApiError(404, 'RESOURCE_NOT_FOUND', `No thread '${threadId}' on this server; it was never used or has been deleted.`);
+}
+
+function messageNotFound(threadId: string, messageId: string, threadExists: boolean): ApiError {
+  return threadExists ? new ApiError(404, 'RESOURCE_NOT_FOUND', `Thread '${threadId}' has no message '${messageId.slice(0, 100)}'.`) : threadNotFound(threadId);
 }
 
 /** The 409 of a thread a run holds. */
 export function busy(threadId: string): ApiError {
-  return new ApiError(409, 'thread_busy', `Thread '${threadId}' is running another request; wait for its end, then send this one again.`);
+  return new ApiError(409, 'THREAD_BUSY', `Thread '${threadId}' is running another request; wait for its end, then send this one again.`);
 }

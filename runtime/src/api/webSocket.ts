@@ -1,18 +1,21 @@
 /**
- * The WebSocket route of `10xgraph api` (`/v1/graph/ws`): each text frame `{id, messages, config}`
- * starts a run whose chunks come back tagged with the frame's id, under the socket's guard
- * (sockets.ts). The server's route table routes the upgrade here once it is admitted.
+ * The WebSocket route of `10xgraph api` (`/v1/graph/ws`), on the real 10xGraph server's frames:
+ * a client sends `{invoke_type: "fresh", messages, config?, …}` to start a run and
+ * `{invoke_type: "resume", tool_result: [tool messages], config: {thread_id}}` to send the
+ * results of its remote calls; each run's chunks come back one text frame each (the stream's
+ * chunks), then `{event: "updates", data: {status: "done"}}`. Runs on one socket go one after
+ * another, under the socket's guard (sockets.ts). The server's route table routes the upgrade
+ * here once it is admitted.
  */
 import { performance } from 'node:perf_hooks';
 import type { RawData, WebSocket } from 'ws';
-import type { StreamChunk } from '10xgraph-client/wire';
+import { WS_DONE_STATUS, type StreamChunk } from '10xgraph-client/wire';
 import { errorMessageOf } from '../graph/errors';
 import { ApiError } from './errors';
 import type { ApiLogger } from './log';
-import { shownValue } from './origin';
-import type { PreparedRun, RunEngine } from './runEngine';
+import { chunkOf, type PreparedRun, type RunEngine } from './runEngine';
 import { guardWebSocket, type SocketLimits } from './sockets';
-import { parseRunRequest } from './validate';
+import { isObject, parseRunRequest, type RunRequest } from './validate';
 
 /** What a run socket needs of its server. */
 export interface RunSocketOptions {
@@ -23,70 +26,91 @@ export interface RunSocketOptions {
   route: string;
 }
 
-/** Serves one opened WebSocket: a run per request frame, each answered with its chunks. */
+/** Reads one frame into a run request, or throws the 422 of a frame that is not one. */
+export function parseRunFrame(frame: unknown): RunRequest {
+  if (!isObject(frame)) throw new ApiError(422, 'VALIDATION_ERROR', 'Invalid request: a frame is a JSON object such as {"invoke_type": "fresh", "messages": [...]}.');
+  const type = frame.invoke_type ?? 'fresh';
+  if (type === 'fresh') return parseRunRequest(frame);
+  if (type === 'resume') {
+    const request = parseRunRequest(frame, 'tool_result');
+    if (request.threadId === undefined) {
+      throw new ApiError(422, 'VALIDATION_ERROR', "Invalid request: a 'resume' frame names its thread in config.thread_id.", [
+        { loc: ['body', 'config', 'thread_id'], msg: 'required for resume', type: 'missing' },
+      ]);
+    }
+    return request;
+  }
+  throw new ApiError(422, 'VALIDATION_ERROR', `Invalid request: invoke_type must be "fresh" or "resume"; got ${JSON.stringify(type)?.slice(0, 40)}.`, [
+    { loc: ['body', 'invoke_type'], msg: 'must be "fresh" or "resume"', type: 'literal_error' },
+  ]);
+}
+
+/** Serves one opened WebSocket: a run per frame, one after another, each ended by a `done` chunk. */
 export function serveRunSocket(ws: WebSocket, options: RunSocketOptions): void {
   const { engine, limits, log, route } = options;
   const guard = guardWebSocket(ws, limits, {
     dropped: (reason, detail) => log.warn(`Dropped a WebSocket: ${detail}.`, { event: 'websocket_dropped', reason }),
     idle: () => log.info(`Closed a WebSocket idle for ${limits.idleTimeoutMs} ms.`, { event: 'websocket_idle' }),
   });
+  /** The runs of this socket, one after another, as the real server takes them. */
+  let queue: Promise<unknown> = Promise.resolve();
   ws.on('error', () => {});
   ws.on('close', (code: number) => {
     guard.stop();
     log.debug?.(`A WebSocket closed (code ${code}).`, { event: 'websocket_closed', code });
   });
   ws.on('message', (data: RawData, isBinary: boolean) => {
-    let requestId: string | null = null;
     let threadId: string | null = null;
     const started = performance.now();
-    const send = (chunk: StreamChunk) => guard.send(JSON.stringify({ ...chunk, request_id: requestId }));
+    const send = (chunk: StreamChunk) => guard.send(JSON.stringify(chunk));
+    const done = () => send(chunkOf('updates', { data: { status: WS_DONE_STATUS } }));
     const logFrame = (status: string, code?: string) => {
       const duration = Math.round((performance.now() - started) * 10) / 10;
-      // The id is the client's, of any length: cut alike in the line and in the record.
-      const shownId = requestId === null ? null : shownValue(requestId, 80);
-      log.info(`WS ${route} request ${shownId ?? '-'} ${status}${code ? ` (${code})` : ''} in ${duration} ms`, {
+      log.info(`WS ${route} run ${status}${code ? ` (${code})` : ''} in ${duration} ms`, {
         event: 'ws_request',
         route,
-        ws_request_id: shownId,
         thread_id: threadId,
         status,
         ...(code ? { code } : {}),
         duration_ms: duration,
       });
     };
+    // A frame that is not a run gets its error and a `done`, so a client waiting for the end is not left hanging.
     const fail = (error: unknown) => {
-      const failure = error instanceof ApiError ? error : new ApiError(500, 'internal_error', errorMessageOf(error));
-      send({ event: 'error', data: { code: failure.code, message: failure.message } });
-      send({ event: 'end', data: { thread_id: threadId, status: 'error' } });
+      const failure = error instanceof ApiError ? error : new ApiError(500, 'INTERNAL_SERVER_ERROR', errorMessageOf(error));
+      send(chunkOf('error', { data: { reason: failure.message, code: failure.code, ...(failure.details.length ? { details: failure.details } : {}) }, thread_id: threadId }));
+      done();
       logFrame('error', failure.code);
     };
     try {
-      if (isBinary) throw new ApiError(400, 'invalid_frame', 'Send requests as text frames holding JSON.');
+      if (isBinary) throw new ApiError(422, 'VALIDATION_ERROR', 'Invalid request: send frames as text holding JSON.');
       let frame: unknown;
       try {
         frame = JSON.parse(rawText(data));
       } catch (error) {
-        throw new ApiError(400, 'invalid_json', `The frame is not valid JSON (${errorMessageOf(error)}); send {"id", "messages", "config"}.`);
+        throw new ApiError(422, 'VALIDATION_ERROR', `Invalid request: the frame is not valid JSON (${errorMessageOf(error)}); send {"invoke_type": "fresh", "messages": [...]}.`);
       }
-      const id = (frame as { id?: unknown } | null)?.id;
-      if (typeof id === 'string' || typeof id === 'number') requestId = String(id);
-      const request = parseRunRequest(frame);
+      const request = parseRunFrame(frame);
       threadId = request.threadId ?? null;
-      // The thread is checked and locked when the run starts: it may wait for a free slot first.
-      const accepted = guard.schedule(async () => {
-        let prepared: PreparedRun;
-        try {
-          prepared = await engine.prepare(request);
-        } catch (error) {
-          fail(error);
-          return;
-        }
-        threadId = prepared.threadId;
-        const outcome = await engine.execute(prepared, send);
-        logFrame(outcome.status, outcome.error?.code);
+      // The thread is checked and locked when the run starts: after the socket's earlier runs.
+      const accepted = guard.schedule(() => {
+        const work = queue.then(async () => {
+          let prepared: PreparedRun;
+          try {
+            prepared = await engine.prepare(request);
+          } catch (error) {
+            fail(error);
+            return;
+          }
+          threadId = prepared.threadId;
+          const outcome = await engine.execute(prepared, send, { deltas: true });
+          done();
+          logFrame(outcome.status, outcome.error?.code);
+        });
+        queue = work;
+        return work;
       });
-      if (!accepted)
-        throw new ApiError(429, 'too_many_runs', `This WebSocket has ${limits.maxRunsPerSocket} runs going and more waiting; wait for their ends before sending more.`);
+      if (!accepted) throw new ApiError(429, 'TOO_MANY_RUNS', 'This WebSocket has too many runs waiting; wait for their done before sending more.');
     } catch (error) {
       fail(error);
     }

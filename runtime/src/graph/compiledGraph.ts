@@ -10,7 +10,7 @@ import { nameConflictMessage } from '../rules/rules/name-conflicts-with-server-t
 import type { Graph } from '../rules/types';
 import { AttachRemoteToolsError, GraphRunError, errorCodeOf, errorMessageOf } from './errors';
 import { newMessageId, type Message, type RemoteCall } from './messages';
-import { DEFAULT_RECURSION_LIMIT } from '10xgraph-client/wire';
+import { DEFAULT_RECURSION_LIMIT, UNASSIGNED_MESSAGE_ID } from '10xgraph-client/wire';
 import { isModelNode, type ModelNode } from './modelNode';
 import { validateResume } from './resume';
 import { isPlainObject, isToolNode, type RemoteToolDefinition, type ToolNode } from './toolNode';
@@ -64,9 +64,10 @@ export interface GraphDescription {
   edges: EdgeDescription[];
 }
 
-/** What a run is given. */
+/** What a run is given: messages to append, and values to set on the state before it starts. */
 export interface RunInput {
   messages: Message[];
+  values?: Record<string, unknown>;
 }
 
 /** How a run goes. */
@@ -77,11 +78,14 @@ export interface RunOptions {
   recursionLimit?: number;
   threadId?: string;
   signal?: AbortSignal;
+  /** Yield `delta` events: the pieces of text a model streams, before its whole message. */
+  deltas?: boolean;
 }
 
-/** One event of a run, in order: messages, then remote calls or an error, then `end`. */
+/** One event of a run, in order: messages (their deltas first), then remote calls or an error, then `end`. */
 export type GraphEvent =
-  | { type: 'message'; message: Message }
+  | { type: 'delta'; node: string; message: Message }
+  | { type: 'message'; message: Message; node: string }
   | { type: 'remote_tool_calls'; calls: RemoteCall[] }
   | { type: 'error'; code: string; message: string }
   | { type: 'end'; status: 'completed' | 'waiting' | 'error'; checkpoint: Checkpoint };
@@ -187,7 +191,7 @@ export class CompiledGraph {
     const checkpoint = options.checkpoint;
     const messages = (input.messages ?? []).map(withMessageId);
     validateResume(checkpoint, messages);
-    let state: GraphState = { ...(checkpoint?.state ?? {}), messages: [...(checkpoint?.state.messages ?? []), ...messages] };
+    let state: GraphState = { ...(checkpoint?.state ?? {}), ...(input.values ?? {}), messages: [...(checkpoint?.state.messages ?? []), ...messages] };
     const limit = options.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
     const tools = this.tools();
     const owners = new Map(tools.map((tool) => [tool.name, tool.node]));
@@ -215,8 +219,12 @@ export class CompiledGraph {
           update = { messages: outcome.messages };
           remoteCalls = outcome.remoteCalls;
         } else if (isModelNode(node)) {
+          const turn = options.deltas ? streamTurn(node, state, context) : undefined;
           try {
-            update = { messages: [await node.run(state, context)] };
+            if (turn) {
+              for await (const delta of turn.deltas) yield { type: 'delta', node: current, message: delta };
+            }
+            update = { messages: [await (turn ? turn.message : node.run(state, context))] };
           } catch (error) {
             throw new GraphRunError('model_error', `The model of node '${current}' failed: ${errorMessageOf(error)}`);
           }
@@ -228,7 +236,7 @@ export class CompiledGraph {
           }
         }
         state = applyUpdate(state, update);
-        for (const message of update.messages ?? []) yield { type: 'message', message };
+        for (const message of update.messages ?? []) yield { type: 'message', message, node: current };
         if (remoteCalls.length > 0) {
           yield { type: 'remote_tool_calls', calls: remoteCalls };
           yield { type: 'end', status: 'waiting', checkpoint: { state, interruptedAt: current, pending: remoteCalls } };
@@ -311,7 +319,37 @@ function applyUpdate(state: GraphState, update: StateUpdate): GraphState {
   return { ...state, ...values, messages: messages && messages.length > 0 ? [...state.messages, ...messages] : state.messages };
 }
 
+/**
+ * Runs a model node's turn with its deltas as an async iteration that ends when the turn does:
+ * a delta arrives while the generator waits, so it is passed on at once, not after the turn.
+ */
+function streamTurn(node: ModelNode, state: GraphState, context: NodeContext): { deltas: AsyncIterable<Message>; message: Promise<Message> } {
+  const queue: Message[] = [];
+  let wake: (() => void) | undefined;
+  let finished = false;
+  const message = node.run(state, {
+    ...context,
+    onDelta: (delta) => {
+      queue.push(delta);
+      wake?.();
+    },
+  });
+  message.then(
+    () => ((finished = true), wake?.()),
+    () => ((finished = true), wake?.()),
+  );
+  async function* deltas(): AsyncGenerator<Message> {
+    for (;;) {
+      while (queue.length > 0) yield queue.shift()!;
+      if (finished) return;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+  }
+  return { deltas: deltas(), message };
+}
+
 /** The message with a fresh id when it has none. */
 function withMessageId(message: Message): Message {
-  return typeof message.message_id === 'string' && message.message_id !== '' ? message : { ...message, message_id: newMessageId() };
+  return typeof message.message_id === 'string' && message.message_id !== '' && message.message_id !== UNASSIGNED_MESSAGE_ID ? message : { ...message, message_id: newMessageId() };
 }

@@ -3,7 +3,7 @@
  * every ToolNode (server and remote alike), and appends the model's answer as an assistant message.
  */
 import type { ChatModel } from '../models/types';
-import { newCallId, newMessageId, type Block, type Message } from './messages';
+import { newCallId, newMessageId, type Block, type Message, type OpenAIToolCall } from './messages';
 import type { GraphState, NodeContext } from './types';
 
 /** Marks model nodes, so graphs recognise them whichever copy of the library made them. */
@@ -26,19 +26,52 @@ export class ModelNode {
     this.model = model;
   }
 
-  /** Asks the model for one turn and returns it as one assistant message. */
+  /**
+   * Asks the model for one turn and returns it as one assistant message. When the context takes
+   * deltas, each piece of text the model streams is handed over first as a `delta: true` message
+   * with the final message's id.
+   */
   async run(state: GraphState, context: NodeContext): Promise<Message> {
+    const messageId = newMessageId();
+    const onDelta = context.onDelta;
     const turn = await this.model.generate({
       messages: state.messages,
       tools: context.tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
       signal: context.signal,
+      ...(onDelta
+        ? {
+            onText: (piece: string) => {
+              if (typeof piece === 'string' && piece !== '') onDelta({ message_id: messageId, role: 'assistant', content: [{ type: 'text', text: piece }], delta: true });
+            },
+          }
+        : {}),
     });
     const content: Block[] = [];
+    const toolsCalls: OpenAIToolCall[] = [];
     if (typeof turn.text === 'string' && turn.text !== '') content.push({ type: 'text', text: turn.text });
     for (const call of turn.toolCalls ?? []) {
-      content.push({ type: 'tool_call', id: typeof call.id === 'string' && call.id !== '' ? call.id : newCallId(), name: call.name, args: call.args ?? {} });
+      const id = typeof call.id === 'string' && call.id !== '' ? call.id : newCallId();
+      const args = call.args ?? {};
+      content.push({ type: 'tool_call', id, name: call.name, args });
+      toolsCalls.push({ id, type: 'function', function: { name: call.name, arguments: safeJson(args) } });
     }
     if (content.length === 0) content.push({ type: 'text', text: '' });
-    return { message_id: newMessageId(), role: 'assistant', content };
+    return {
+      message_id: messageId,
+      role: 'assistant',
+      content,
+      ...(toolsCalls.length > 0 ? { tools_calls: toolsCalls } : {}),
+      timestamp: Date.now() / 1000,
+      metadata: { node_name: context.node, ...(this.model.name ? { model: this.model.name } : {}) },
+    };
+  }
+}
+
+/** A call's arguments as the OpenAI shape carries them: JSON text. */
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch {
+    return '{}';
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { JsonSchema } from '../models/types';
 import { GraphDefinitionError, errorMessageOf } from './errors';
-import { newMessageId, toolResultMessage, type Message, type RemoteCall, type ToolCallBlock, type ToolResultBlock } from './messages';
+import { completedResult, failedResult, newMessageId, toolResultMessage, type Message, type RemoteCall, type ToolCallBlock, type ToolResultBlock } from './messages';
 import type { GraphState, NodeContext, ToolInfo } from './types';
 
 /** Marks ToolNodes, so graphs recognise them whichever copy of the library made them. */
@@ -113,7 +113,7 @@ export class ToolNode {
         }
         try {
           const output = await server.handler(call.args, { callId: call.id, node: context.node, threadId: context.threadId, signal: context.signal });
-          return { type: 'tool_result', call_id: call.id, output: output === undefined ? null : output, status: 'completed' };
+          return completedResult(call.id, output);
         } catch (error) {
           return failed(call.id, errorMessageOf(error));
         }
@@ -126,7 +126,8 @@ export class ToolNode {
       messages.push({
         message_id: newMessageId(),
         role: 'tool',
-        content: remoteCalls.map((call) => ({ type: 'remote_tool_call', id: call.id, name: call.name, args: call.args })),
+        content: remoteCalls.map((call) => ({ type: 'remote_tool_call', id: call.id, name: call.name, args: call.args, tool_type: 'remote' })),
+        metadata: { is_remote: true, node_name: context.node },
       });
     }
     return { messages, remoteCalls };
@@ -134,7 +135,7 @@ export class ToolNode {
 }
 
 function failed(callId: string, error: string): ToolResultBlock {
-  return { type: 'tool_result', call_id: callId, output: null, status: 'failed', error };
+  return failedResult(callId, error);
 }
 
 /** The tool calls of the last assistant message that no later message answers. */

@@ -48,6 +48,8 @@ export interface NodeContext {
   /** The thread the run belongs to, when the caller said. */
   threadId?: string;
   signal?: AbortSignal;
+  /** Takes the pieces of a message still being written (`delta: true`), when the caller streams them. */
+  onDelta?: (message: Message) => void;
 }
 
 /** A plain function node. Returning messages alone is short for `{messages}`. */

@@ -3,8 +3,12 @@
  * benchmarks. It is not a language model: it follows rules (or a function you give it), so a
  * graph can be run end to end without a model API. Use `OpenAIChatModel` (or your own
  * `ChatModel`) for real conversations.
+ *
+ * Given `request.onText`, it streams its text as a model would: word by word (each piece ends
+ * after its whitespace, so "Hello there" arrives as "Hello " then "there"), yielding to the event
+ * loop between pieces so that each reaches the consumer on its own. Tool calls come whole.
  */
-import { textOf, type Message, type ToolCallBlock } from '10xgraph-client/wire';
+import { failureReasonOf, isFailedResult, textOf, type Message, type ToolCallBlock } from '10xgraph-client/wire';
 import type { ChatModel, ModelRequest, ModelToolCall, ModelTurn } from './types';
 
 /** One rule: when the user's text matches, call a tool. */
@@ -49,9 +53,21 @@ export class ScriptedModel implements ChatModel {
     this.script = typeof script === 'function' ? script : ruleScript(script);
   }
 
-  /** Answers one turn by the script. */
+  /** Answers one turn by the script, streaming its text word by word to `request.onText` when given. */
   async generate(request: ModelRequest): Promise<ModelTurn> {
-    return this.script(request);
+    const turn = await this.script(request);
+    if (request.onText && typeof turn.text === 'string') await streamWords(turn.text, request.onText);
+    return turn;
+  }
+}
+
+/** Passes `text` to `onText` a word at a time, each piece ending after its whitespace. */
+async function streamWords(text: string, onText: (delta: string) => void): Promise<void> {
+  if (text === '') return;
+  for (const [i, piece] of text.split(/(?<=\s)/).entries()) {
+    // A macrotask, not a microtask: a consumer writing to a socket gets to flush between pieces.
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    onText(piece);
   }
 }
 
@@ -98,7 +114,14 @@ function outcomesOf(turn: readonly Message[]): ToolOutcome[] {
       if (block.type === 'tool_call') calls.set(block.id, block);
       else if (block.type === 'tool_result') {
         const call = calls.get(block.call_id);
-        outcomes.push({ name: call?.name ?? block.call_id, args: call?.args, output: block.output, status: block.status, error: block.error });
+        const failed = isFailedResult(block);
+        outcomes.push({
+          name: call?.name ?? block.call_id,
+          args: call?.args,
+          output: block.output,
+          status: failed ? 'failed' : 'completed',
+          error: failed ? failureReasonOf(block) : undefined,
+        });
       }
     }
   }

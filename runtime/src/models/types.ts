@@ -21,6 +21,12 @@ export interface ModelRequest {
   /** Every tool of every ToolNode, server and remote alike. */
   tools: readonly ToolDefinition[];
   signal?: AbortSignal;
+  /**
+   * Called with each piece of the answer's text as the model produces it; a model that cannot
+   * stream never calls it and returns the whole turn as before. Either way `generate` resolves to
+   * the whole turn, whose text is the pieces joined.
+   */
+  onText?: (delta: string) => void;
 }
 
 /** A tool call the model asks for. The id is made up when the model gives none. */
@@ -40,7 +46,10 @@ export interface ModelTurn {
 export interface ChatModel {
   /** A name for logs and the graph description. */
   readonly name?: string;
-  /** Answers one turn of the conversation. Throw a `ModelError` when the model cannot answer. */
+  /**
+   * Answers one turn of the conversation, passing its text to `request.onText` piece by piece when
+   * it can. Throw a `ModelError` when the model cannot answer.
+   */
   generate(request: ModelRequest): Promise<ModelTurn>;
 }
 
