@@ -209,7 +209,7 @@ async function serveNodeClient(url: string): Promise<void> {
             text = last ? Message.text(last) : '';
           } else {
             for await (const chunk of node.stream([Message.text_message(PROMPT)], { transport })) {
-              if (chunk.event === 'message' && chunk.data.role === 'assistant') text = Message.text(chunk.data);
+              if (chunk.event === 'message' && chunk.message?.role === 'assistant' && chunk.message.delta !== true) text = Message.text(chunk.message);
             }
           }
         } catch {

@@ -42,7 +42,7 @@ export function roundTripOf(baseUrl: string): { client: TenxGraphClient; roundTr
   const roundTrip = async () => {
     const result = await client.invoke([Message.text_message('Where am I?')]);
     const last = result.messages[result.messages.length - 1];
-    return result.status === 'completed' && result.rounds === 1 && last !== undefined && Message.text(last).includes('Champ de Mars');
+    return result.rounds === 1 && last !== undefined && Message.text(last).includes('Champ de Mars');
   };
   return { client, roundTrip };
 }

@@ -167,10 +167,13 @@ export interface RunMeta {
 export interface ExecutionMeta {
   current_node: string;
   step: number;
-  status: 'idle' | 'running' | 'interrupted_after' | 'completed' | 'error';
-  interrupted_node: string[] | null;
+  status: 'running' | 'interrupted_before' | 'interrupted_after' | 'completed' | 'error';
+  interrupted_node: string | null;
   interrupt_reason: string | null;
-  thread_id: string;
+  interrupt_data: Record<string, unknown> | null;
+  thread_id: string | null;
+  stop_current_execution: 'none' | 'stop_requested' | 'stopped';
+  internal_data: Record<string, unknown>;
   [key: string]: unknown;
 }
 
@@ -218,9 +221,7 @@ export interface StreamChunk {
 export const STREAM_EVENTS: ReadonlySet<StreamEvent> = new Set(['message', 'updates', 'state', 'error']);
 
 /** The frames a client sends on `WS /v1/graph/ws`: a run (`fresh`), or the tool results of a paused one (`resume`). */
-export type WsRunFrame =
-  | ({ invoke_type: 'fresh' } & RunRequestBody)
-  | ({ invoke_type: 'resume'; tool_result: Message[] } & Omit<RunRequestBody, 'messages'>);
+export type WsRunFrame = ({ invoke_type: 'fresh' } & RunRequestBody) | ({ invoke_type: 'resume'; tool_result: Message[] } & Omit<RunRequestBody, 'messages'>);
 
 /** The `data` of the chunk the WebSocket sends after every run: `{status: "done"}`. */
 export const WS_DONE_STATUS = 'done';

@@ -8,7 +8,7 @@
  *
  * Bundled by examples/browser/serve.ts with esbuild; served next to index.html.
  */
-import { CLIENT_ERROR_CODES, Message, TenxGraphClient, TenxGraphError } from '10xgraph-client';
+import { CLIENT_ERROR_CODES, failureReasonOf, isFailedResult, Message, TenxGraphClient, TenxGraphError } from '10xgraph-client';
 import type { Block, FetchLike, StreamChunk, ToolCallContext } from '10xgraph-client';
 import { browserHandlers, TOOL_NAMES, type ToolName } from './handlers';
 import { NotesDatabase } from './notesDatabase';
@@ -195,6 +195,8 @@ class Turn {
   private readonly outcome: HTMLElement;
   private readonly names = new Map<string, string>();
   private readonly seen = new Set<string>();
+  /** The paragraphs of answers still streaming, by message id. */
+  private readonly live = new Map<string, HTMLElement>();
   private readonly results = { completed: 0, failed: 0 };
   /** The thread, once the server has named it for this message. */
   threadId?: string;
@@ -242,27 +244,41 @@ class Turn {
     scrollToEnd();
   }
 
-  /** Shows one message of the thread (each once, whichever way it arrives). */
+  /** Shows one message of the thread (each once, whichever way it arrives); a streamed answer replaces its pieces. */
   message(message: Message): void {
     if (this.seen.has(message.message_id)) return;
     this.seen.add(message.message_id);
+    const live = this.live.get(message.message_id);
+    this.live.delete(message.message_id);
+    live?.remove();
     for (const block of message.content) this.block(message.role, block);
+  }
+
+  /** Shows a piece of an answer still being written, in the paragraph its next pieces and the whole answer take over. */
+  delta(message: Message): void {
+    if (this.seen.has(message.message_id) || message.role !== 'assistant') return;
+    let live = this.live.get(message.message_id);
+    if (!live) {
+      live = document.createElement('p');
+      live.className = 'answer streaming';
+      this.live.set(message.message_id, live);
+      this.root.append(live);
+    }
+    for (const block of message.content) if (block.type === 'text') live.textContent += block.text;
+    scrollToEnd();
   }
 
   /** Shows one chunk of a stream. */
   chunk(chunk: StreamChunk): void {
-    switch (chunk.event) {
-      case 'metadata':
-      case 'remote_tool_calls':
-      case 'end':
-        this.thread(chunk.data.thread_id);
-        break;
-      case 'message':
-        this.message(chunk.data);
-        break;
-      case 'error':
-        this.fail({ code: chunk.data.code, text: `The server stopped the run (${chunk.data.code}): ${chunk.data.message}` });
-        break;
+    const threadId = chunk.thread_id ?? chunk.metadata?.thread_id;
+    if (typeof threadId === 'string') this.thread(threadId);
+    if (chunk.event === 'message' && chunk.message) {
+      if (chunk.message.delta === true) this.delta(chunk.message);
+      else this.message(chunk.message);
+    } else if (chunk.event === 'error') {
+      const code = typeof chunk.data?.code === 'string' ? chunk.data.code : 'RUN_FAILED';
+      const reason = typeof chunk.data?.reason === 'string' ? chunk.data.reason : 'no reason given';
+      this.fail({ code, text: `The server stopped the run (${code}): ${reason}` });
     }
   }
 
@@ -287,12 +303,12 @@ class Turn {
         return;
       case 'tool_result': {
         const name = this.names.get(block.call_id) ?? block.call_id;
-        if (block.status === 'completed') {
+        if (!isFailedResult(block)) {
           this.results.completed++;
           this.note('result completed', `${name} → ${describeValue(block.output)}`);
         } else {
           this.results.failed++;
-          this.note('result failed', `${name} failed: ${block.error ?? 'no reason given'}`);
+          this.note('result failed', `${name} failed: ${failureReasonOf(block)}`);
         }
         return;
       }
@@ -378,7 +394,7 @@ function explainServerError(error: TenxGraphError, settings: Settings): Problem 
 
 /**
  * Why a request to the server failed, for the status line or a message that never reached the
- * server. A refused origin (403 origin_not_allowed) comes without CORS headers, so the browser
+ * server. A refused origin (403 ORIGIN_NOT_ALLOWED) comes without CORS headers, so the browser
  * only says the request failed: the server answering an opaque request then tells it from a
  * stopped one. The WebSocket tells nothing at all of a refused upgrade; the server judges its
  * token and origin as it judges HTTP's, so the same check explains it.
@@ -389,11 +405,11 @@ async function explainRefusal(error: unknown, settings: Settings): Promise<Probl
     return { code: 'timeout', text: `${server} did not answer within ${CHECK_TIMEOUT_MS / 1000} s: check that it is 10xgraph api and not stuck.` };
   }
   if (!(error instanceof TenxGraphError)) return { code: 'page_error', text: error instanceof Error ? error.message : String(error) };
-  if (error.code === 'unauthorized') return explainToken(settings);
+  if (error.code === 'INVALID_TOKEN') return explainToken(settings);
   if (error.code !== CLIENT_ERROR_CODES.network) return explainServerError(error, settings);
   if (!(await serverAnswers(settings.baseUrl))) return explainNotRunning(settings);
   const origin = window.location.origin;
-  return { code: 'origin_not_allowed', text: `${server} refuses this page's origin ${origin} (403 origin_not_allowed): start 10xgraph api with --cors-origin ${origin}.` };
+  return { code: 'origin_not_allowed', text: `${server} refuses this page's origin ${origin} (403 ORIGIN_NOT_ALLOWED): start 10xgraph api with --cors-origin ${origin}.` };
 }
 
 /** Asks the server for its graph (a route that needs the token, unlike /ping) and says what the answer means. */
@@ -412,7 +428,7 @@ async function checkConnection(settings: Settings): Promise<Verdict> {
 }
 
 /** The client's codes of a failure to reach the server, or of a connection lost on the way. */
-const CONNECTION_CODES = new Set<string>([CLIENT_ERROR_CODES.network, CLIENT_ERROR_CODES.connectionClosed, CLIENT_ERROR_CODES.streamIncomplete]);
+const CONNECTION_CODES = new Set<string>([CLIENT_ERROR_CODES.network, CLIENT_ERROR_CODES.connectionClosed]);
 
 /** Problems that leave the page unable to talk to the server: the status line then points at the turn that says why. */
 const OFFLINE_CODES = new Set(['token_missing', 'token_wrong', 'origin_not_allowed', 'not_running', 'server_stopped']);
@@ -424,8 +440,8 @@ async function explainFailure(error: unknown, settings: Settings, threadId: stri
     return { code: 'stopped', text: 'Stopped in this page; the thread keeps what was said, so send again to go on.' };
   }
   if (!(error instanceof TenxGraphError)) return { code: 'page_error', text: error instanceof Error ? error.message : String(error) };
-  if (error.code === 'unauthorized') return explainToken(settings);
-  if (error.code === 'missing_tool_results' && threadId !== undefined && (await releaseThread(settings, threadId))) {
+  if (error.code === 'INVALID_TOKEN') return explainToken(settings);
+  if (error.code === 'MISSING_TOOL_RESULTS' && threadId !== undefined && (await releaseThread(settings, threadId))) {
     return { code: 'thread_released', text: `The thread was still waiting for the tools of an interrupted message; those calls are now cancelled, so send again.` };
   }
   if (!CONNECTION_CODES.has(error.code)) return explainServerError(error, settings);
@@ -445,11 +461,11 @@ async function explainFailure(error: unknown, settings: Settings, threadId: stri
   return { code: 'connection_broken', text: `The connection to ${server} broke in the middle of the conversation (thread ${threadId}); send again to go on.` };
 }
 
-/** Cancels the remote calls `threadId` waits for (each gets a failed result), so it takes new messages; false when it could not. */
+/** Stops `threadId` (the remote calls it waits for each get a failed result), so it takes new messages; false when it could not. */
 async function releaseThread(settings: Settings, threadId: string): Promise<boolean> {
   const client = createClient(settings);
   try {
-    await client.cancelThread(threadId, { signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
+    await client.stopGraph(threadId, { signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
     return true;
   } catch {
     return false;

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Message, TenxGraphClient } from '10xgraph-client';
+import { failureReasonOf, isFailedResult, Message, TenxGraphClient } from '10xgraph-client';
 import type { Message as WireMessage, ToolCallContext } from '10xgraph-client';
 
 /** The conversations the quick start runs: one per remote tool. */
@@ -133,11 +133,7 @@ function describeMessage(message: WireMessage): string[] {
         lines.push(`  server hands ${block.name} to the client (call ${block.id})`);
         break;
       case 'tool_result':
-        lines.push(
-          block.status === 'completed'
-            ? `  result of ${block.call_id}: ${JSON.stringify(block.output)}`
-            : `  result of ${block.call_id}: failed: ${block.error ?? 'no reason given'}`,
-        );
+        lines.push(isFailedResult(block) ? `  result of ${block.call_id}: failed: ${failureReasonOf(block)}` : `  result of ${block.call_id}: ${JSON.stringify(block.output)}`);
         break;
     }
   }

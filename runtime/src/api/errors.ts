@@ -44,8 +44,6 @@ export function runErrorOf(code: string): { status: number; code: string } {
       return { status: 500, code: 'GRAPH_INVALID_EDGE_TARGET' };
     case 'aborted':
       return { status: 503, code: 'RUN_ABORTED' };
-    case 'stopped':
-      return { status: 409, code: 'RUN_STOPPED' };
     default:
       return { status: statusOfCode(code), code: /^[A-Z0-9_]+$/.test(code) ? code : code.toUpperCase().replace(/[^A-Z0-9]+/g, '_') };
   }

@@ -16,6 +16,7 @@ import type { Route } from './router';
 import type { RunEngine, ServableGraph } from './runEngine';
 import { createRunSlots, type SocketLimits } from './sockets';
 import type { ThreadStore } from './store/index';
+import { wireMessage } from './stateView';
 import { cancelPending, fixThread } from './threadRoutes';
 import { checkThreadId, describe, invalid, isObject, parseRunRequest } from './validate';
 import { serveRunSocket } from './webSocket';
@@ -86,7 +87,7 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
         if (outcome.error) return sendError(res, requestId, new ApiError(outcome.error.status, outcome.error.code, outcome.error.message));
         const full = request.granularity === 'full';
         const data: InvokeData = {
-          messages: outcome.messages,
+          messages: outcome.messages.map(wireMessage),
           state: full ? outcome.state : null,
           context: full ? outcome.state.context : null,
           summary: full ? outcome.state.context_summary : null,
@@ -144,7 +145,12 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
         const cancelled = await cancelPending(store, threadId, () => engine.refuseWhileClosing());
         if (cancelled === undefined) return sendData(res, requestId, { ok: false, running: false, reason: 'no-state' } satisfies StopData, `No thread '${threadId}'.`);
         if (cancelled === 'busy') {
-          return sendData(res, requestId, { ok: false, running: true, reason: 'running-elsewhere' } satisfies StopData, `Another server process runs thread '${threadId}'; stop it there.`);
+          return sendData(
+            res,
+            requestId,
+            { ok: false, running: true, reason: 'running-elsewhere' } satisfies StopData,
+            `Another server process runs thread '${threadId}'; stop it there.`,
+          );
         }
         sendData(
           res,
@@ -220,10 +226,13 @@ const STATE_SCHEMA = {
       properties: {
         current_node: { type: 'string' },
         step: { type: 'integer' },
-        status: { type: 'string', enum: ['idle', 'running', 'interrupted_after', 'completed', 'error'] },
-        interrupted_node: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }] },
+        status: { type: 'string', enum: ['running', 'interrupted_before', 'interrupted_after', 'completed', 'error'] },
+        interrupted_node: { anyOf: [{ type: 'string' }, { type: 'null' }] },
         interrupt_reason: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-        thread_id: { type: 'string' },
+        interrupt_data: { anyOf: [{ type: 'object' }, { type: 'null' }] },
+        thread_id: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+        stop_current_execution: { type: 'string', enum: ['none', 'stop_requested', 'stopped'] },
+        internal_data: { type: 'object' },
       },
     },
   },

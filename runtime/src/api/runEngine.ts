@@ -17,7 +17,7 @@ import { ApiError, runErrorOf } from './errors';
 import { loadCrypto } from './lazy';
 import type { ApiLogger } from './log';
 import { shownValue } from './origin';
-import { stateView } from './stateView';
+import { stateView, wireMessage } from './stateView';
 import { LockLostError, StoreUnavailableError, type ThreadRecord, type ThreadStore } from './store/index';
 import { busy } from './threadRoutes';
 import type { RunRequest } from './validate';
@@ -144,8 +144,8 @@ export class RunEngine {
   }
 
   /**
-   * Stops the run this process has going on `threadId`: true when there was one (it ends with
-   * `RUN_STOPPED`, the messages it made so far kept).
+   * Stops the run this process has going on `threadId`: true when there was one. It ends at the
+   * step it was in, as a completed run with the messages it made so far.
    */
   stop(threadId: string): boolean {
     const controller = this.running.get(threadId);
@@ -175,11 +175,14 @@ export class RunEngine {
     const store = this.store;
     const keep = EVENTS_OF[request.granularity];
     const send = (event: StreamEvent, fields: Partial<Omit<StreamChunk, 'event' | 'timestamp'>>) => {
-      if (keep.has(event)) emit(chunkOf(event, { thread_id: threadId, run_id: runId, ...fields, metadata: { ...fields.metadata, ...meta } }));
+      if (!keep.has(event)) return;
+      const message = fields.message ? wireMessage(fields.message) : null;
+      emit(chunkOf(event, { thread_id: threadId, run_id: runId, ...fields, message, metadata: { ...fields.metadata, ...meta } }));
     };
     let checkpoint: Checkpoint = record.checkpoint;
     const outcome: RunOutcome = { status: 'error', messages: [], pending: [], meta, state: stateView(threadId, checkpoint, 'running') };
     let committed = false;
+    let stopped = false;
     const renewal = this.renewLease(threadId, runId);
     const stopper = new AbortController();
     this.running.set(threadId, stopper);
@@ -214,9 +217,11 @@ export class RunEngine {
           outcome.pending = event.calls;
           this.logCalls(threadId, event.calls);
         } else if (event.type === 'error') {
-          // A run a client stopped ends as stopped, whatever step it was in.
-          if (stopper.signal.aborted) fail('stopped', 'The run was stopped by POST /v1/graph/stop; the messages it made before are kept.');
-          else fail(event.code, event.message);
+          // A run a client stopped is no failure: it ends where it was, the messages it made kept (as the Python server does).
+          if (stopper.signal.aborted && !this.stopRuns.signal.aborted) {
+            stopped = true;
+            send('updates', { data: { status: 'stopped', reason: 'Graph execution stopped by request' } });
+          } else fail(event.code, event.message);
         } else if (event.type === 'end') {
           clearInterval(renewal);
           committed = true;
@@ -227,7 +232,7 @@ export class RunEngine {
             from: record.messageCount,
             ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
           });
-          outcome.status = outcome.error ? 'error' : event.status;
+          outcome.status = outcome.error ? 'error' : stopped ? 'completed' : event.status;
           break;
         }
       }

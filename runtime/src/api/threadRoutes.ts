@@ -15,7 +15,7 @@ import { ApiError } from './errors';
 import { readJsonBody, sendData } from './http';
 import { loadCrypto } from './lazy';
 import type { Route } from './router';
-import { stateView } from './stateView';
+import { stateView, wireMessage } from './stateView';
 import { StoreUnavailableError, type ThreadRecord, type ThreadStore, type ThreadSummary } from './store/index';
 import { checkDepth, checkThreadId, describe, invalid, isObject, parseMessage } from './validate';
 
@@ -162,7 +162,12 @@ async function threadDetails(res: ServerResponse, requestId: string, store: Thre
 
 async function threadState(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string): Promise<void> {
   const record = await store.load(threadId);
-  sendData(res, requestId, { state: record ? stateView(threadId, record.checkpoint, record.running ? 'running' : 'completed') : null }, record ? `The state of thread '${threadId}'.` : `No thread '${threadId}'.`);
+  sendData(
+    res,
+    requestId,
+    { state: record ? stateView(threadId, record.checkpoint, record.running ? 'running' : 'completed') : null },
+    record ? `The state of thread '${threadId}'.` : `No thread '${threadId}'.`,
+  );
 }
 
 async function listMessages(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, query: URLSearchParams): Promise<void> {
@@ -178,14 +183,14 @@ async function listMessages(res: ServerResponse, requestId: string, store: Threa
   } else {
     messages = (await store.page(threadId, offset, limit))?.messages ?? [];
   }
-  sendData(res, requestId, { messages }, `${messages.length} message${messages.length === 1 ? '' : 's'} of thread '${threadId}' from ${offset}.`);
+  sendData(res, requestId, { messages: messages.map(wireMessage) }, `${messages.length} message${messages.length === 1 ? '' : 's'} of thread '${threadId}' from ${offset}.`);
 }
 
 async function oneMessage(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, messageId: string): Promise<void> {
   const record = await store.load(threadId);
   const message = record?.checkpoint.state.messages.find((candidate) => candidate.message_id === messageId);
   if (!message) throw messageNotFound(threadId, messageId, record !== undefined);
-  sendData(res, requestId, message, `Message '${messageId}' of thread '${threadId}'.`);
+  sendData(res, requestId, wireMessage(message), `Message '${messageId}' of thread '${threadId}'.`);
 }
 
 /**
@@ -247,7 +252,12 @@ async function clearState(res: ServerResponse, requestId: string, store: ThreadS
     rewrite: true,
     result: record.messageCount,
   }));
-  sendData(res, requestId, { success: true, message: 'State cleared successfully', data: { thread_id: threadId, removed_messages: removed } } satisfies ActionData, 'State cleared successfully');
+  sendData(
+    res,
+    requestId,
+    { success: true, message: 'State cleared successfully', data: { thread_id: threadId, removed_messages: removed } } satisfies ActionData,
+    'State cleared successfully',
+  );
 }
 
 async function putMessages(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, body: Record<string, unknown>): Promise<void> {
@@ -257,7 +267,8 @@ async function putMessages(res: ServerResponse, requestId: string, store: Thread
   if (messages.some((message) => message.role === 'tool')) {
     throw invalid("Field 'messages' holds a tool message: tool results answer pending calls through /v1/graph/invoke, not here.", ['messages']);
   }
-  if (body.metadata !== undefined && body.metadata !== null && !isObject(body.metadata)) throw invalid(`Field 'metadata' must be an object; got ${describe(body.metadata)}.`, ['metadata']);
+  if (body.metadata !== undefined && body.metadata !== null && !isObject(body.metadata))
+    throw invalid(`Field 'metadata' must be an object; got ${describe(body.metadata)}.`, ['metadata']);
   await withThread(store, threadId, true, (record) => {
     refuseWhileWaiting(record, 'take new messages');
     const checkpoint: Checkpoint = { ...record.checkpoint, state: { ...record.checkpoint.state, messages: [...record.checkpoint.state.messages, ...messages] } };
@@ -287,7 +298,12 @@ async function deleteThread(res: ServerResponse, requestId: string, store: Threa
   const outcome = await store.delete(threadId);
   if (outcome === 'missing') throw threadNotFound(threadId);
   if (outcome === 'busy') throw busy(threadId);
-  sendData(res, requestId, { success: true, message: 'Thread deleted successfully', data: { thread_id: threadId, deleted: true } } satisfies ActionData, 'Thread deleted successfully');
+  sendData(
+    res,
+    requestId,
+    { success: true, message: 'Thread deleted successfully', data: { thread_id: threadId, deleted: true } } satisfies ActionData,
+    'Thread deleted successfully',
+  );
 }
 
 /**
@@ -330,8 +346,7 @@ async function storeFix(store: ThreadStore, threadId: string): Promise<FixData> 
       const messages = record.checkpoint.state.messages;
       const answered = new Set<string>();
       for (const message of messages) for (const block of message.content) if (block.type === 'tool_result') answered.add(block.call_id);
-      const dangling = (message: Message) =>
-        message.content.some((block) => (block.type === 'tool_call' || block.type === 'remote_tool_call') && !answered.has(block.id));
+      const dangling = (message: Message) => message.content.some((block) => (block.type === 'tool_call' || block.type === 'remote_tool_call') && !answered.has(block.id));
       const first = messages.findIndex(dangling);
       if (first === -1) {
         const state = JSON.stringify(stateView(threadId, record.checkpoint, 'completed'));

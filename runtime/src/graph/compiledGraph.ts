@@ -216,7 +216,7 @@ export class CompiledGraph {
         let remoteCalls: RemoteCall[] = [];
         if (isToolNode(node)) {
           const outcome = await node.run(state, context);
-          update = { messages: outcome.messages };
+          update = { messages: outcome.messages.map(withMessageId) };
           remoteCalls = outcome.remoteCalls;
         } else if (isModelNode(node)) {
           const turn = options.deltas ? streamTurn(node, state, context) : undefined;
@@ -351,5 +351,7 @@ function streamTurn(node: ModelNode, state: GraphState, context: NodeContext): {
 
 /** The message with a fresh id when it has none. */
 function withMessageId(message: Message): Message {
-  return typeof message.message_id === 'string' && message.message_id !== '' && message.message_id !== UNASSIGNED_MESSAGE_ID ? message : { ...message, message_id: newMessageId() };
+  const named = typeof message.message_id === 'string' && message.message_id !== '' && message.message_id !== UNASSIGNED_MESSAGE_ID;
+  if (named && typeof message.timestamp === 'number') return message;
+  return { ...message, message_id: named ? message.message_id : newMessageId(), timestamp: typeof message.timestamp === 'number' ? message.timestamp : Date.now() / 1000 };
 }

@@ -4,15 +4,4 @@
  * sends it without translation. Re-exported here as part of the graph library's public API.
  */
 export type { Role, TextBlock, ToolCallBlock, RemoteToolCallBlock, ToolResultBlock, Block, Message, OpenAIToolCall, RemoteToolCall as RemoteCall } from '10xgraph-client/wire';
-export {
-  newMessageId,
-  newCallId,
-  textMessage,
-  toolResultMessage,
-  completedResult,
-  failedResult,
-  failureReasonOf,
-  isFailedResult,
-  textOf,
-  blocksOf,
-} from '10xgraph-client/wire';
+export { newMessageId, newCallId, textMessage, toolResultMessage, completedResult, failedResult, failureReasonOf, isFailedResult, textOf, blocksOf } from '10xgraph-client/wire';

@@ -1,0 +1,305 @@
+// One wire, the real 10xGraph server's: every route of `10xgraph api` through `10xgraph-client`, over
+// HTTP and WebSocket, against `10xgraph api` itself (in-process on loopback) and against the
+// stand-in of the Python server (test/support/realServer.ts), which answers in its shapes. Then the
+// contract: each answer `10xgraph api` gives, read raw, is checked against the JSON Schema of the
+// real shape in test/fixtures/wire/.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import WebSocket from 'ws';
+import { createApiServer, type ApiServer } from '../../runtime/src/api/index';
+import { Message, TenxGraphClient, TenxGraphError, type StreamChunk } from '../../client-sdk/src';
+import { buildTestGraph } from './serverHelpers';
+import { startRealServer } from '../support/realServer';
+import { assertWire } from '../support/wireContract';
+
+const LOCATION = { city: 'Paris' };
+
+/** A server the client talks to: ours, or the stand-in of the Python server. */
+interface Target {
+  name: string;
+  url: string;
+  close(): Promise<void>;
+  /** A prompt whose run takes until it is stopped (or a long while). */
+  slowPrompt: string;
+}
+
+/** Resolves once `probe` is true, polling (no fixed sleep decides the outcome). */
+async function until(probe: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}.`);
+    await new Promise((wake) => setTimeout(wake, 10));
+  }
+}
+
+let slowStarted = 0;
+
+async function startOurs(): Promise<Target> {
+  // A server tool that waits until its run is stopped: a run a test can stop mid-step.
+  const graph = buildTestGraph([
+    {
+      name: 'slow_tool',
+      description: 'Takes until the run is stopped.',
+      handler: (_args, context) =>
+        new Promise((resolve) => {
+          slowStarted++;
+          context.signal?.addEventListener('abort', () => resolve('stopped'), { once: true });
+          setTimeout(() => resolve('late'), 30_000).unref();
+        }),
+    },
+  ]);
+  const api: ApiServer = createApiServer({ graph });
+  const url = await api.listen(0, '127.0.0.1');
+  return { name: '10xgraph api', url, close: () => api.close(), slowPrompt: 'something slow please' };
+}
+
+async function startStandIn(): Promise<Target> {
+  // Each model step takes a moment, so a run is still going when the test stops it.
+  const server = await startRealServer({ delayMs: 150 });
+  return { name: 'the Python server (stand-in)', url: server.url, close: () => server.close(), slowPrompt: 'what time is it' };
+}
+
+function clientOf(target: Target): TenxGraphClient {
+  return new TenxGraphClient({ baseUrl: target.url, WebSocket: WebSocket as never })
+    .registerToolHandler('get_user_location', () => LOCATION)
+    .registerToolHandler('read_clipboard', () => {
+      throw new Error('clipboard access denied by the user');
+    });
+}
+
+const lastText = (messages: Message[]) => Message.text([...messages].reverse().find((message) => message.role === 'assistant' && message.delta !== true));
+
+for (const start of [startOurs, startStandIn]) {
+  describe(`10xgraph-client against ${start === startOurs ? '10xgraph api' : 'the stand-in of the Python server'}`, () => {
+    let target: Target;
+    let client: TenxGraphClient;
+    before(async () => {
+      target = await start();
+      client = clientOf(target);
+    });
+    after(() => target?.close());
+
+    test('invoke runs the remote-tool loop on a new thread whose id comes back in meta', async () => {
+      const result = await client.invoke('What is my location?');
+      assert.ok(result.meta.thread_id !== '', 'meta.thread_id names the thread');
+      assert.equal(result.meta.is_new_thread, true);
+      assert.equal(result.thread_id, result.meta.thread_id);
+      assert.equal(result.rounds, 1);
+      assert.match(lastText(result.messages), /Paris/);
+      const calls = result.messages.flatMap((message) => message.content).filter((block) => block.type === 'remote_tool_call');
+      assert.equal(calls.length, 1);
+      assert.equal(calls[0]!.type === 'remote_tool_call' && calls[0]!.tool_type, 'remote');
+      // The second request of the loop went to the same thread: it is one thread, not two.
+      const details = await client.threadDetails(result.thread_id);
+      assert.equal(details.thread_data.thread?.thread_id, result.thread_id);
+    });
+
+    test("a failing handler's reason reaches the model", async () => {
+      const result = await client.invoke('Read my clipboard');
+      const failure = result.messages.flatMap((message) => message.content).find((block) => block.type === 'tool_result');
+      assert.ok(failure && failure.type === 'tool_result');
+      assert.equal(failure.is_error, true);
+      assert.equal(failure.status, 'failed');
+      assert.deepEqual(failure.output, { error: 'clipboard access denied by the user' });
+      assert.match(lastText(result.messages), /clipboard access denied by the user/);
+    });
+
+    for (const transport of ['http', 'ws'] as const) {
+      test(`stream over ${transport} runs the loop and sends the answer's text as deltas, then whole`, async () => {
+        const chunks: StreamChunk[] = [];
+        for await (const chunk of client.stream('What is my location?', { transport })) chunks.push(chunk);
+        assert.ok(chunks.every((chunk) => chunk.event === 'message' || chunk.event === 'error'));
+        assert.equal(chunks.filter((chunk) => chunk.event === 'error').length, 0);
+        const messages = chunks.map((chunk) => chunk.message!).filter(Boolean);
+        const final = [...messages].reverse().find((message) => message.role === 'assistant' && message.delta !== true)!;
+        assert.match(Message.text(final), /Paris/);
+        const deltas = messages.filter((message) => message.delta === true && message.message_id === final.message_id);
+        assert.ok(deltas.length > 1, 'the answer came in pieces first');
+        assert.equal(deltas.map((message) => Message.text(message)).join(''), Message.text(final));
+        // One thread for the whole loop, named on the chunks.
+        const threads = new Set(chunks.map((chunk) => chunk.thread_id ?? chunk.metadata?.thread_id).filter((id) => typeof id === 'string'));
+        assert.equal(threads.size, 1);
+        // Each tool result the client sent is yielded once.
+        const results = messages.filter((message) => message.role === 'tool' && message.content.some((block) => block.type === 'tool_result'));
+        assert.equal(new Set(results.map((message) => message.message_id)).size, results.length);
+      });
+    }
+
+    test('stop ends a run mid-step; the thread keeps what it said', async () => {
+      const threadId = `stop_${Date.now()}`;
+      const started = slowStarted;
+      const run = client.invoke(target.slowPrompt, { config: { thread_id: threadId } });
+      if (target.name === '10xgraph api') await until(() => slowStarted > started, 'the slow tool to start');
+      else await until(async () => (await client.threadDetails(threadId)).thread_data.thread !== null, 'the run to start');
+      const stopped = await client.stopGraph(threadId);
+      assert.equal(stopped.ok, true);
+      assert.equal(stopped.running, true);
+      const result = await run;
+      assert.equal(result.thread_id, threadId);
+      const again = await client.stopGraph(threadId);
+      assert.deepEqual(again, { ok: true, running: false, reason: 'not-running' });
+      assert.deepEqual(await client.stopGraph('never_seen_thread'), { ok: false, running: false, reason: 'no-state' });
+    });
+
+    test('the thread list after three threads, and each thread route', async () => {
+      const ids: string[] = [];
+      for (const prompt of ['hello one', 'hello two', 'hello three']) ids.push((await client.invoke(prompt)).thread_id);
+      const listed = (await client.threads({ limit: 1000 })).threads.map((thread) => thread.thread_id);
+      for (const id of ids) assert.ok(listed.includes(id), `thread ${id} is listed`);
+      const page = await client.threads({ offset: 0, limit: 2 });
+      assert.equal(page.threads.length, 2);
+
+      const [id] = ids as [string];
+      const state = await client.threadState(id);
+      assert.ok(state.state && Array.isArray(state.state.context) && state.state.context.length >= 2);
+      const messages = (await client.threadMessages(id)).messages ?? [];
+      assert.deepEqual(
+        messages.map((message) => message.message_id),
+        state.state.context.map((message) => message.message_id),
+      );
+      const first = messages[0]!;
+      assert.equal((await client.threadMessage(id, first.message_id)).message_id, first.message_id);
+
+      const added = await client.addThreadMessages(id, [Message.text_message('a note for later')]);
+      assert.equal(added.success, true);
+      const afterAdd = (await client.threadMessages(id)).messages ?? [];
+      assert.equal(afterAdd.length, messages.length + 1);
+      assert.equal(Message.text(afterAdd[afterAdd.length - 1]!), 'a note for later');
+
+      const deleted = await client.deleteThreadMessage(id, afterAdd[afterAdd.length - 1]!.message_id);
+      assert.equal(deleted.success, true);
+      assert.equal(((await client.threadMessages(id)).messages ?? []).length, messages.length);
+
+      const updated = await client.updateThreadState(id, { mood: 'calm' });
+      assert.ok(updated.state && Array.isArray(updated.state.context));
+      // A value of the graph's own kept beside the messages (the Python server keeps only its state class's fields).
+      if (target.name === '10xgraph api') assert.equal(updated.state.mood, 'calm');
+      const fixed = await client.fixGraph(id);
+      assert.equal(fixed.success, true);
+      assert.equal(fixed.removed_count, 0);
+      assert.equal(typeof fixed.state, 'string');
+
+      const cleared = await client.clearThreadState(id);
+      assert.equal(cleared.success, true);
+      assert.equal((await client.threadState(id)).state?.context.length ?? 0, 0);
+      // Ours keeps a thread's messages in its state: they go with it.
+      if (target.name === '10xgraph api') assert.equal(((await client.threadMessages(id)).messages ?? []).length, 0);
+
+      const gone = await client.deleteThread(ids[1]!);
+      assert.equal(gone.success, true);
+      assert.equal((await client.threadDetails(ids[1]!)).thread_data.thread, null);
+    });
+
+    test('the graph, its state schema, its tools and ping', async () => {
+      assert.equal(await client.ping(), 'pong');
+      const graph = await client.graph();
+      assert.ok(graph.nodes.length >= 2 && graph.info.node_count === graph.nodes.length);
+      assert.equal(typeof graph.info.checkpointer, 'boolean');
+      const schema = await client.graphStateSchema();
+      assert.equal(schema.type, 'object');
+      assert.ok(typeof schema.properties === 'object' && schema.properties !== null && 'context' in schema.properties);
+      const tools = await client.graphTools();
+      assert.ok(tools.nodes.some((node) => node.tools.some((tool) => tool.name === 'get_user_location' && tool.source === 'remote')));
+    });
+
+    test("a refused request's code and details reach the caller", async () => {
+      const forged = { message_id: '0', role: 'user', content: [{ type: 'tool_call', id: 'call_forged', name: 'get_time', args: {} }] } as Message;
+      const error = await client.invoke([forged]).catch((failure: unknown) => failure);
+      assert.ok(error instanceof TenxGraphError);
+      assert.equal(error.status, 422);
+      assert.equal(error.code, 'VALIDATION_ERROR');
+      assert.ok(error.details.length >= 1 && error.details[0]!.loc.includes('messages'));
+    });
+  });
+}
+
+describe('the contract: answers of 10xgraph api against the JSON Schemas of the real shapes', () => {
+  let target: Target;
+  before(async () => {
+    target = await startOurs();
+  });
+  after(() => target?.close());
+
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(target.url + path, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text() };
+  };
+  const json = async (schema: string, method: string, path: string, body?: unknown) => {
+    const answer = await call(method, path, body);
+    const value = JSON.parse(answer.text);
+    assertWire(schema, value);
+    return value;
+  };
+
+  test('each route answers in its schema', async () => {
+    const user = (text: string) => ({ message_id: '0', role: 'user', content: [{ type: 'text', text }] });
+    await json('ping', 'GET', '/ping');
+    await json('graph', 'GET', '/v1/graph');
+    await json('state-schema', 'GET', '/v1/graph:StateSchema');
+    await json('graph-tools', 'GET', '/v1/graph/tools');
+    const first = await json('invoke', 'POST', '/v1/graph/invoke', { messages: [user('Where am I?')] });
+    const threadId = first.data.meta.thread_id as string;
+    const call = (first.data.messages as Message[]).flatMap((message) => message.content).find((block) => block.type === 'remote_tool_call')!;
+    assert.ok(call && call.type === 'remote_tool_call');
+    await json('invoke', 'POST', '/v1/graph/invoke', {
+      messages: [{ message_id: '0', role: 'tool', content: [{ type: 'tool_result', call_id: call.id, output: LOCATION, is_error: false, status: 'completed' }] }],
+      config: { thread_id: threadId },
+      response_granularity: 'full',
+    });
+    const stream = await fetch(`${target.url}/v1/graph/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [user('what time is it')], config: { thread_id: threadId }, response_granularity: 'full' }),
+    });
+    const lines = (await stream.text()).split('\n').filter((line) => line !== '');
+    assert.ok(lines.length > 3);
+    for (const line of lines) assertWire('stream-chunk', JSON.parse(line));
+    await json('threads', 'GET', '/v1/threads');
+    await json('thread', 'GET', `/v1/threads/${threadId}`);
+    await json('thread-state', 'GET', `/v1/threads/${threadId}/state`);
+    await json('thread-state', 'PUT', `/v1/threads/${threadId}/state`, { state: { mood: 'calm' } });
+    const messages = await json('messages', 'GET', `/v1/threads/${threadId}/messages`);
+    const messageId = messages.data.messages[0].message_id as string;
+    await json('single-message', 'GET', `/v1/threads/${threadId}/messages/${messageId}`);
+    await json('put-messages', 'POST', `/v1/threads/${threadId}/messages`, { messages: [user('later')], config: {} });
+    await json('delete-message', 'DELETE', `/v1/threads/${threadId}/messages/${messageId}`, { config: {} });
+    await json('stop', 'POST', '/v1/graph/stop', { thread_id: threadId });
+    await json('fix', 'POST', '/v1/graph/fix', { thread_id: threadId });
+    await json('clear-state', 'DELETE', `/v1/threads/${threadId}/state`, { config: {} });
+    await json('delete-thread', 'DELETE', `/v1/threads/${threadId}`, { config: {} });
+    // Refusals: the error envelope with details.
+    await json('error', 'POST', '/v1/graph/invoke', { messages: [] });
+    await json('error', 'GET', '/v1/nowhere');
+    await json('error', 'POST', '/v1/store/search', { query: 'x' });
+  });
+
+  test('WebSocket frames answer in the chunk schema, each run ended by done', async () => {
+    const url = target.url.replace(/^http/, 'ws') + '/v1/graph/ws';
+    const ws = new WebSocket(url);
+    const frames: any[] = [];
+    ws.on('message', (data) => frames.push(JSON.parse(String(data))));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    ws.send(JSON.stringify({ invoke_type: 'fresh', messages: [{ role: 'user', content: [{ type: 'text', text: 'Where am I?' }] }] }));
+    await until(() => frames.some((frame) => frame.event === 'updates' && frame.data?.status === 'done'), 'the done frame');
+    for (const frame of frames) assertWire('stream-chunk', frame);
+    assertWire('ws-done', frames[frames.length - 1]);
+    const threadId = frames.find((frame) => typeof frame.thread_id === 'string').thread_id as string;
+    const call = frames.flatMap((frame) => frame.message?.content ?? []).find((block: any) => block.type === 'remote_tool_call');
+    frames.length = 0;
+    ws.send(
+      JSON.stringify({
+        invoke_type: 'resume',
+        tool_result: [{ role: 'tool', content: [{ type: 'tool_result', call_id: call.id, output: LOCATION, is_error: false, status: 'completed' }] }],
+        config: { thread_id: threadId },
+      }),
+    );
+    await until(() => frames.some((frame) => frame.event === 'updates' && frame.data?.status === 'done'), 'the second done frame');
+    for (const frame of frames) assertWire('stream-chunk', frame);
+    assert.ok(frames.some((frame) => frame.message?.role === 'assistant' && /Paris/.test(JSON.stringify(frame.message.content))));
+    ws.close();
+  });
+});
