@@ -213,6 +213,46 @@ for (const start of [startOurs, startStandIn]) {
   });
 }
 
+describe('a token over HTTP and over the WebSocket subprotocol (10xgraph-bearer)', () => {
+  const TOKEN = 'secret-token.123';
+  for (const which of ['10xgraph api', 'the stand-in'] as const) {
+    test(`against ${which}`, async () => {
+      let url: string;
+      let close: () => Promise<void>;
+      if (which === '10xgraph api') {
+        const api = createApiServer({ graph: buildTestGraph(), token: TOKEN });
+        url = await api.listen(0, '127.0.0.1');
+        close = () => api.close();
+      } else {
+        const server = await startRealServer({ token: TOKEN });
+        url = server.url;
+        close = () => server.close();
+      }
+      try {
+        const good = new TenxGraphClient({ baseUrl: url, token: TOKEN, WebSocket: WebSocket as never }).registerToolHandler('get_user_location', () => LOCATION);
+        for (const transport of ['http', 'ws'] as const) {
+          let text = '';
+          for await (const chunk of good.stream('What is my location?', { transport }))
+            if (chunk.message && chunk.message.delta !== true) text = Message.text(chunk.message) || text;
+          assert.match(text, /Paris/, transport);
+        }
+        const bad = new TenxGraphClient({ baseUrl: url, token: 'wrong', WebSocket: WebSocket as never });
+        const refused = await bad.invoke('hello').catch((error: unknown) => error);
+        assert.ok(refused instanceof TenxGraphError);
+        assert.equal(refused.status, 401);
+        assert.equal(refused.code, 'INVALID_TOKEN');
+        const refusedWs = await (async () => {
+          for await (const chunk of bad.stream('hello', { transport: 'ws' })) void chunk;
+        })().catch((error: unknown) => error);
+        assert.ok(refusedWs instanceof TenxGraphError);
+        assert.equal(refusedWs.code, 'NETWORK_ERROR');
+      } finally {
+        await close();
+      }
+    });
+  }
+});
+
 describe('the contract: answers of 10xgraph api against the JSON Schemas of the real shapes', () => {
   let target: Target;
   before(async () => {
@@ -275,6 +315,35 @@ describe('the contract: answers of 10xgraph api against the JSON Schemas of the 
     await json('error', 'POST', '/v1/graph/invoke', { messages: [] });
     await json('error', 'GET', '/v1/nowhere');
     await json('error', 'POST', '/v1/store/search', { query: 'x' });
+  });
+
+  test('the features it does not serve answer as the Python server answers them switched off', async () => {
+    for (const [method, path] of [
+      ['POST', '/v1/store/memories'],
+      ['POST', '/v1/store/search'],
+      ['DELETE', '/v1/store/memories/m1'],
+      ['POST', '/v1/files/upload'],
+      ['GET', '/v1/files/f1'],
+      ['GET', '/v1/config/multimodal'],
+    ] as const) {
+      const answer = await call(method, path, method === 'GET' ? undefined : {});
+      assert.equal(answer.status, 503, `${method} ${path}`);
+      const body = JSON.parse(answer.text);
+      assertWire('error', body);
+      assert.match(body.error.message, /is not configured/);
+    }
+    const setup = await call('POST', '/v1/graph/setup', { tools: [] });
+    assert.equal(setup.status, 404);
+    assert.match(JSON.parse(setup.text).error.message, /remote_tools/);
+    // The realtime socket: the Python server's `not_live` event, then close 1008.
+    const live = new WebSocket(target.url.replace(/^http/, 'ws') + '/v1/graph/live');
+    const events: any[] = [];
+    live.on('message', (data) => events.push(JSON.parse(String(data))));
+    const code = await new Promise<number>((resolve, reject) => live.once('close', resolve).once('error', reject));
+    assert.equal(code, 1008);
+    assert.equal(events[0]?.type, 'error');
+    assert.equal(events[0]?.code, 'not_live');
+    assert.equal(events[0]?.fatal, true);
   });
 
   test('WebSocket frames answer in the chunk schema, each run ended by done', async () => {

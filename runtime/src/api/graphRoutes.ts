@@ -4,7 +4,7 @@
  * (one JSON answer), stream (NDJSON lines) and WebSocket (`/v1/graph/ws`, served by
  * webSocket.ts), and stop and fix of a thread's run. The features this server does not have
  * (a memory store, realtime audio) answer as the Python server answers them when they are not
- * configured. One declaration each, for the server's route table.
+ * configured (503 "… is not configured"). One declaration each, for the server's route table.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FixData, GraphDescription, GraphTools, InvokeData, StopData } from '10xgraph-client/wire';
@@ -173,6 +173,15 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
       },
     },
     {
+      // Gone from the Python server too: a client that still calls it learns where the tools go.
+      method: 'POST',
+      pattern: '/v1/graph/setup',
+      body: true,
+      handle() {
+        throw new ApiError(404, 'NOT_FOUND', "There is no /v1/graph/setup: remote tools are declared in 10xgraph.json's remote_tools, which the server reads when it starts.");
+      },
+    },
+    {
       method: 'GET',
       pattern: WS_PATTERN,
       handle() {
@@ -192,6 +201,14 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
     { method: 'POST', pattern: '/v1/store/search', body: true, handle: notConfigured('Store') },
     { method: 'POST', pattern: '/v1/store/memories/list', body: true, handle: notConfigured('Store') },
     { method: 'POST', pattern: '/v1/store/memories/forget', body: true, handle: notConfigured('Store') },
+    { method: 'POST', pattern: '/v1/store/memories/{item_id}', body: true, handle: notConfigured('Store') },
+    { method: 'PUT', pattern: '/v1/store/memories/{item_id}', body: true, handle: notConfigured('Store') },
+    { method: 'DELETE', pattern: '/v1/store/memories/{item_id}', body: true, handle: notConfigured('Store') },
+    { method: 'POST', pattern: '/v1/files/upload', body: true, handle: notConfigured('File upload') },
+    { method: 'GET', pattern: '/v1/files/{item_id}', handle: notConfigured('File upload') },
+    { method: 'GET', pattern: '/v1/files/{item_id}/info', handle: notConfigured('File upload') },
+    { method: 'GET', pattern: '/v1/files/{item_id}/url', handle: notConfigured('File upload') },
+    { method: 'GET', pattern: '/v1/config/multimodal', handle: notConfigured('File upload') },
   ];
 }
 

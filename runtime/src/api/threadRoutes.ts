@@ -42,6 +42,8 @@ function decodeParam(raw: string, name: string): string {
 export const THREAD_PARAMS = {
   id: (raw: string) => checkThreadId(decodeParam(raw, 'thread id'), `Path parameter 'id' of ${THREAD_PATTERN}`, ['path', 'thread_id']),
   message_id: (raw: string) => decodeParam(raw, 'message id'),
+  /** A memory's or a file's id, on the routes of features this server does not serve (each answers 503). */
+  item_id: (raw: string) => decodeParam(raw, 'id'),
 } as const;
 
 /** What the thread routes need of their server. */

@@ -51,10 +51,11 @@ export function parseRunRequest(body: unknown, messagesField = 'messages'): RunR
     const id = config.thread_id;
     // A blank id (or none) asks for a new thread, as on the Python server.
     if (id !== undefined && id !== null && !(typeof id === 'string' && id.trim() === '')) {
-      request.threadId = checkThreadId(typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? String(id) : typeof id === 'string' ? id.trim() : id, "Field 'config.thread_id'", [
-        'config',
-        'thread_id',
-      ]);
+      request.threadId = checkThreadId(
+        typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? String(id) : typeof id === 'string' ? id.trim() : id,
+        "Field 'config.thread_id'",
+        ['config', 'thread_id'],
+      );
     }
   }
   const limit = body.recursion_limit;
@@ -76,10 +77,10 @@ export function parseRunRequest(body: unknown, messagesField = 'messages'): RunR
     if (!isObject(initial)) throw invalid(`Field 'initial_state' must be an object of state values; got ${describe(initial)}.`, ['initial_state']);
     for (const key of Object.keys(initial)) {
       if (RESERVED_STATE_KEYS.has(key)) {
-        throw invalid(
-          `Field 'initial_state.${key}' cannot be set: the graph keeps '${key}' itself; send messages in 'messages' and other values under their own keys.`,
-          ['initial_state', key],
-        );
+        throw invalid(`Field 'initial_state.${key}' cannot be set: the graph keeps '${key}' itself; send messages in 'messages' and other values under their own keys.`, [
+          'initial_state',
+          key,
+        ]);
       }
     }
     request.values = checkDepth(initial, ['initial_state']) as Record<string, unknown>;
@@ -133,7 +134,8 @@ function parseBlock(value: unknown, loc: Array<string | number>): Block {
   if (!isObject(value)) throw invalid(`Field '${path}' must be a block object with a 'type'; got ${describe(value)}.`, loc);
   const requireString = (name: string, nonEmpty: boolean): string => {
     const v = value[name];
-    if (typeof v !== 'string' || (nonEmpty && v === '')) throw invalid(`Field '${path}.${name}' must be a ${nonEmpty ? 'non-empty ' : ''}string; got ${describe(v)}.`, [...loc, name]);
+    if (typeof v !== 'string' || (nonEmpty && v === ''))
+      throw invalid(`Field '${path}.${name}' must be a ${nonEmpty ? 'non-empty ' : ''}string; got ${describe(v)}.`, [...loc, name]);
     return v;
   };
   switch (value.type) {
@@ -149,9 +151,11 @@ function parseBlock(value: unknown, loc: Array<string | number>): Block {
         throw invalid(`Field '${path}.status' must be "completed" or "failed"; got ${describe(status)}.`, [...loc, 'status']);
       }
       const isError = value.is_error;
-      if (isError !== undefined && isError !== null && typeof isError !== 'boolean') throw invalid(`Field '${path}.is_error' must be true or false; got ${describe(isError)}.`, [...loc, 'is_error']);
+      if (isError !== undefined && isError !== null && typeof isError !== 'boolean')
+        throw invalid(`Field '${path}.is_error' must be true or false; got ${describe(isError)}.`, [...loc, 'is_error']);
       const legacy = value.error;
-      if (legacy !== undefined && legacy !== null && typeof legacy !== 'string') throw invalid(`Field '${path}.error' must be a string; got ${describe(legacy)}.`, [...loc, 'error']);
+      if (legacy !== undefined && legacy !== null && typeof legacy !== 'string')
+        throw invalid(`Field '${path}.error' must be a string; got ${describe(legacy)}.`, [...loc, 'error']);
       const failed = isError === true || status === 'failed' || typeof legacy === 'string';
       let output = checkDepth(value.output ?? null, [...loc, 'output']);
       // The older form kept the reason beside the output: it moves into `output.error`, where the model reads it.
