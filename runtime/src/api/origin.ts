@@ -208,7 +208,6 @@ export function shownValue(value: string, max = MAX_SHOWN): string {
   return escapeControl(cut);
 }
 
-/** The subprotocol of the 10xgraph WebSocket; a token rides beside it as `10xgraph.bearer.<base64url>`. */
 /** The subprotocol that says "the next subprotocol is the bearer token" (the real 10xGraph server's). */
 export const WS_BEARER_PROTOCOL = '10xgraph-bearer';
 /** Its older name, which clients of the Python server still send. */

@@ -27,7 +27,7 @@ export interface RequestContext {
 /** One route: a method on a path pattern, and what answers it. */
 export interface Route {
   method: RouteMethod;
-  /** `/v1/graph`, or with parameters `/v1/threads/{id}/cancel`. */
+  /** `/v1/graph`, or with parameters `/v1/threads/{id}/messages/{message_id}`. */
   pattern: string;
   /** Whether the request carries a JSON body (its preflight then allows `Content-Type`). */
   body?: boolean;

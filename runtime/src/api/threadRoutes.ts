@@ -40,7 +40,7 @@ function decodeParam(raw: string, name: string): string {
 
 /** The parameter readers the thread routes (and the routes of features not served) need in a route table. */
 export const THREAD_PARAMS = {
-  id: (raw: string) => checkThreadId(decodeParam(raw, 'thread id'), `Path parameter 'id' of ${THREAD_PATTERN}`, ['path', 'thread_id']),
+  id: (raw: string) => checkThreadId(decodeParam(raw, 'thread id'), `Path parameter 'id' of ${THREAD_PATTERN}`, ['path', 'thread_id'], false),
   message_id: (raw: string) => decodeParam(raw, 'message id'),
   /** A memory's or a file's id, on the routes of features this server does not serve (each answers 503). */
   item_id: (raw: string) => decodeParam(raw, 'id'),

@@ -189,10 +189,11 @@ export function checkDepth(value: unknown, loc: Array<string | number>): unknown
  * (`subject`, such as "Field 'config.thread_id'"): the same refusal for a request body, a
  * WebSocket frame and a route's path.
  */
-export function checkThreadId(value: unknown, subject: string, loc: Array<string | number> = []): string {
+export function checkThreadId(value: unknown, subject: string, loc: Array<string | number> = [], inBody = true): string {
   if (isThreadId(value)) return value;
   const length = typeof value === 'string' && value.length > 40 ? ` (${value.length} characters)` : '';
-  throw invalid(`${subject} must be a thread id: ${THREAD_ID_RULE}; got ${describe(value)}${length}.`, loc);
+  const message = `${subject} must be a thread id: ${THREAD_ID_RULE}; got ${describe(value)}${length}.`;
+  throw inBody ? invalid(message, loc) : validationError(message, loc);
 }
 
 /** The 422 of a body field at `loc` (under `body`). */

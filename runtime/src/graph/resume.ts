@@ -23,7 +23,7 @@ export function validateResume(checkpoint: Pick<Checkpoint, 'pending'> | undefin
       if (!pending.has(block.call_id)) {
         throw new GraphRunError(
           'unknown_call_id',
-          `Tool result for call '${block.call_id}' answers no pending remote call of this thread (unknown or already answered); send results only for the ids in pending_remote_calls.`,
+          `Tool result for call '${block.call_id}' answers no pending remote call of this thread (unknown or already answered); send results only for the remote_tool_call blocks the thread's last run handed to the client.`,
         );
       }
       seen.add(block.call_id);
