@@ -7,6 +7,7 @@
  * and a lock whose lease ran out is free for the next run. A process killed mid-run therefore
  * holds its threads no longer than one lease.
  */
+import { MAX_THREAD_ID_LENGTH } from '10xgraph-client/wire';
 import type { Message, RemoteCall } from '../../graph/messages';
 import type { Checkpoint } from '../../graph/types';
 
@@ -48,12 +49,38 @@ export interface ThreadPage {
   updatedAt: string;
 }
 
+/** A thread in a listing: what `GET /v1/threads` shows of each, without its messages. */
+export interface ThreadSummary {
+  threadId: string;
+  status: ThreadStatus;
+  running: boolean;
+  messageCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Which threads `list` returns. */
+export interface ThreadListOptions {
+  /** Only threads whose id contains this text, ignoring case (taken literally: `%` and `_` are no wildcards). */
+  search?: string;
+  offset: number;
+  limit: number;
+}
+
 /** What a run stores when it ends. */
 export interface RunCommit {
   checkpoint: Checkpoint;
   status: Exclude<ThreadStatus, 'new'>;
-  /** The index of the first message the run added (the stored count when it started). */
+  /**
+   * The index of the first message the run added (the stored count when it started); with
+   * `rewrite`, the first stored message it replaces (at most the stored count).
+   */
   from: number;
+  /**
+   * Replaces the stored messages from `from` on with the state's (fewer, more or none), rather than
+   * appending: how an edit of the thread (a message deleted, the state cleared or put) is stored.
+   */
+  rewrite?: boolean;
   error?: StoredError;
 }
 
@@ -95,7 +122,8 @@ export interface ThreadStore {
   renew(threadId: string, owner: string): Promise<boolean>;
   /**
    * Stores a run's outcome and releases its lock, in one transaction. Throws `LockLostError`
-   * (storing nothing) when the lock is no longer `owner`'s.
+   * (storing nothing) when the lock is no longer `owner`'s, and `RangeError` (storing nothing,
+   * releasing the lock) for a rewrite from beyond the stored messages.
    */
   commit(threadId: string, owner: string, outcome: RunCommit): Promise<void>;
   /** Releases `owner`'s lock without storing anything; a thread the run created empty is dropped. */
@@ -104,6 +132,11 @@ export interface ThreadStore {
   load(threadId: string): Promise<ThreadRecord | undefined>;
   /** Reads a thread's status and the messages from `offset` on (at most `limit`); undefined when there is no such thread. */
   page(threadId: string, offset: number, limit: number): Promise<ThreadPage | undefined>;
+  /**
+   * The committed threads, the most recently updated first (then by id), from `offset` on, at most
+   * `limit` of them. A thread that has only been acquired, with nothing committed yet, is not listed.
+   */
+  list(options: ThreadListOptions): Promise<ThreadSummary[]>;
   /** Deletes a thread and its messages, unless a run holds it. */
   delete(threadId: string): Promise<DeleteOutcome>;
   /** Closes the database (waiting for nothing: callers finish their runs first). */
@@ -182,6 +215,36 @@ export function recordOf(threadId: string, row: ThreadRow, running: boolean, bod
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** The columns of a thread row a listing reads. */
+export type ThreadSummaryRow = Pick<ThreadRow, 'status' | 'message_count' | 'created_at' | 'updated_at'> & { thread_id: string };
+
+/** Builds a listing's entry from a row. */
+export function buildSummary(row: ThreadSummaryRow, running: boolean): ThreadSummary {
+  return {
+    threadId: row.thread_id,
+    status: row.status,
+    running,
+    messageCount: Number(row.message_count),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * The LIKE pattern (escape character `\`) of ids containing `search` literally; undefined when no
+ * id can contain it (it is longer than any thread id), so the store need not ask the database.
+ */
+export function buildSearchPattern(search: string | undefined): string | undefined {
+  if (search === undefined) return '%';
+  if (search.length > MAX_THREAD_ID_LENGTH) return undefined;
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The refusal of a rewrite that would leave a gap in a thread's messages. */
+export function rewriteBeyondMessage(threadId: string, from: number, count: number): string {
+  return `Cannot rewrite the messages of thread '${threadId}' from index ${from}: it has ${count} stored message${count === 1 ? '' : 's'}; rewrite from an index at most that.`;
 }
 
 /** Builds a page from a row and the bodies of its messages from `offset` on. */

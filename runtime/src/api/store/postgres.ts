@@ -11,21 +11,27 @@
  */
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import {
+  buildSearchPattern,
+  buildSummary,
   DEFAULT_LEASE_MS,
   LockLostError,
   newRecord,
   pageOf,
   recordOf,
+  rewriteBeyondMessage,
   rowValues,
   StoreOpenError,
   StoreUnavailableError,
   type AcquireOptions,
   type DeleteOutcome,
   type RunCommit,
+  type ThreadListOptions,
   type ThreadPage,
   type ThreadRecord,
   type ThreadRow,
   type ThreadStore,
+  type ThreadSummary,
+  type ThreadSummaryRow,
 } from './contract';
 import { newerSchemaMessage, POSTGRES_MIGRATIONS, SCHEMA_VERSION } from './migrations';
 import { importPeer } from '../../peers';
@@ -48,9 +54,14 @@ interface Row extends ThreadRow, QueryResultRow {
   bodies: string[];
 }
 
-const THREAD_COLUMNS = `status, values_json, interrupted_at, pending_json, message_count, last_error,
-  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
+interface SummaryRow extends ThreadSummaryRow, QueryResultRow {
+  running: boolean;
+}
+
+const TIMES = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at`;
+
+const THREAD_COLUMNS = `status, values_json, interrupted_at, pending_json, message_count, last_error, ${TIMES}`;
 
 const SQL = {
   acquire: `
@@ -75,6 +86,25 @@ const SQL = {
       SELECT upd.thread_id, m.seq, m.body FROM upd, unnest($10::integer[], $11::text[]) AS m (seq, body)
     )
     SELECT count(*)::integer AS updated FROM upd`,
+  // A commit that replaces the messages from $3 on ($3 at most the stored count). The sub-statements
+  // of one statement run in no set order, so a delete cannot go before an insert of the same keys:
+  // the rows past the new end are deleted and those from $3 to it overwritten, sets that never meet.
+  rewrite: `
+    WITH upd AS (
+      UPDATE tenxgraph_threads SET status = $4, interrupted_at = $5, pending_json = $6, values_json = $7, message_count = $8,
+        last_error = $9, updated_at = now(), lock_owner = NULL, lock_expires = NULL
+      WHERE thread_id = $1 AND lock_owner = $2 AND message_count >= $3
+      RETURNING thread_id
+    ), cut AS (
+      DELETE FROM tenxgraph_messages m USING upd WHERE m.thread_id = upd.thread_id AND m.seq >= $8
+    ), ins AS (
+      INSERT INTO tenxgraph_messages (thread_id, seq, body)
+      SELECT upd.thread_id, m.seq, m.body FROM upd, unnest($10::integer[], $11::text[]) AS m (seq, body)
+      ON CONFLICT (thread_id, seq) DO UPDATE SET body = EXCLUDED.body
+    )
+    SELECT count(*)::integer AS updated FROM upd`,
+  // After a refused rewrite: frees the lock if it is still the run's, and says how many messages there are.
+  releaseCounting: `UPDATE tenxgraph_threads SET lock_owner = NULL, lock_expires = NULL WHERE thread_id = $1 AND lock_owner = $2 RETURNING message_count`,
   // The first commit of a thread acquired unseen: the row is made here, with its messages.
   commitNew: `
     WITH ins AS (
@@ -97,6 +127,12 @@ const SQL = {
     SELECT ${THREAD_COLUMNS}, (lock_owner IS NOT NULL AND lock_expires > now()) AS running,
       ARRAY(SELECT body FROM tenxgraph_messages m WHERE m.thread_id = t.thread_id AND seq >= $2 ORDER BY seq LIMIT $3) AS bodies
     FROM tenxgraph_threads t WHERE thread_id = $1`,
+  // Rows of status 'new' are threads acquired and never committed.
+  list: `
+    SELECT thread_id, status, message_count, ${TIMES}, (lock_owner IS NOT NULL AND lock_expires > now()) AS running
+    FROM tenxgraph_threads
+    WHERE status <> 'new' AND thread_id ILIKE $1 ESCAPE '\\'
+    ORDER BY updated_at DESC, thread_id COLLATE "C" OFFSET $2 LIMIT $3`,
   delete: `DELETE FROM tenxgraph_threads WHERE thread_id = $1 AND (lock_owner IS NULL OR lock_expires < now())`,
   exists: `SELECT 1 FROM tenxgraph_threads WHERE thread_id = $1`,
 };
@@ -191,6 +227,8 @@ export class PostgresThreadStore implements ThreadStore {
     if (this.unseen.has(threadId)) {
       if (this.unseen.get(threadId) !== owner) throw new LockLostError(threadId);
       try {
+        // Nothing is stored yet: a rewrite from 0 is the first commit, from further on would leave a gap.
+        if (outcome.rewrite && outcome.from > 0) throw new RangeError(rewriteBeyondMessage(threadId, outcome.from, 0));
         const { rows } = await this.query<{ updated: number }>('commitNew', [threadId, ...state, seqs, bodies]);
         if (rows[0]?.updated !== 1) throw new LockLostError(threadId);
       } finally {
@@ -198,8 +236,14 @@ export class PostgresThreadStore implements ThreadStore {
       }
       return;
     }
-    const { rows } = await this.query<{ updated: number }>('commit', [threadId, owner, outcome.from, ...state, seqs, bodies]);
-    if (rows[0]?.updated !== 1) throw new LockLostError(threadId);
+    const { rows } = await this.query<{ updated: number }>(outcome.rewrite ? 'rewrite' : 'commit', [threadId, owner, outcome.from, ...state, seqs, bodies]);
+    if (rows[0]?.updated === 1) return;
+    if (outcome.rewrite) {
+      // Refused for the lock or for `from`: a lock still held was the run's, and is released with the refusal.
+      const held = (await this.query<{ message_count: number }>('releaseCounting', [threadId, owner])).rows[0];
+      if (held) throw new RangeError(rewriteBeyondMessage(threadId, outcome.from, Number(held.message_count)));
+    }
+    throw new LockLostError(threadId);
   }
 
   async release(threadId: string, owner: string): Promise<void> {
@@ -223,6 +267,13 @@ export class PostgresThreadStore implements ThreadStore {
     if (!this.unseen.has(threadId)) return undefined;
     const fresh = newRecord(threadId);
     return { threadId, status: fresh.status, running: true, messageCount: 0, messages: [], offset, pending: [], createdAt: fresh.createdAt, updatedAt: fresh.updatedAt };
+  }
+
+  async list(options: ThreadListOptions): Promise<ThreadSummary[]> {
+    const pattern = buildSearchPattern(options.search);
+    if (pattern === undefined) return [];
+    const { rows } = await this.query<SummaryRow>('list', [pattern, options.offset, options.limit]);
+    return rows.map((row) => buildSummary(row, row.running));
   }
 
   async delete(threadId: string): Promise<DeleteOutcome> {

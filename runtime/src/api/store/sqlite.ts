@@ -23,20 +23,26 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import {
+  buildSearchPattern,
+  buildSummary,
   LockLostError,
   newRecord,
   pageOf,
   recordOf,
+  rewriteBeyondMessage,
   rowValues,
   StoreOpenError,
   StoreUnavailableError,
   type AcquireOptions,
   type DeleteOutcome,
   type RunCommit,
+  type ThreadListOptions,
   type ThreadPage,
   type ThreadRecord,
   type ThreadRow,
   type ThreadStore,
+  type ThreadSummary,
+  type ThreadSummaryRow,
 } from './contract';
 import { newerSchemaMessage, SCHEMA_VERSION, SQLITE_MIGRATIONS } from './migrations';
 import type { CheckpointMessage, CheckpointWorkerData } from './checkpointWorker';
@@ -74,8 +80,12 @@ export class SqliteThreadStore implements ThreadStore {
     upsert: Database.Statement<[string, string, string | null, string, string, number, string | null, string, string]>;
     remove: Database.Statement<[string]>;
     removeMessages: Database.Statement<[string]>;
+    removeMessagesFrom: Database.Statement<[string, number]>;
+    messageCount: Database.Statement<[string]>;
+    list: Database.Statement<[string, number, number]>;
   };
-  private readonly commitTransaction: (threadId: string, outcome: RunCommit, now: string) => void;
+  /** Stores a commit; returns the thread's `created_at` (its first commit's time). */
+  private readonly commitTransaction: (threadId: string, outcome: RunCommit, now: string) => string;
   /** `INSERT INTO messages` of 1 to `MESSAGES_PER_INSERT` rows, by row count, prepared when first needed. */
   private readonly appends: Array<Database.Statement<unknown[]>> = [];
   /**
@@ -122,17 +132,33 @@ export class SqliteThreadStore implements ThreadStore {
       thread: this.db.prepare('SELECT * FROM threads WHERE thread_id = ?'),
       messages: this.db.prepare('SELECT body FROM messages WHERE thread_id = ? ORDER BY seq').pluck(),
       messagesFrom: this.db.prepare('SELECT body FROM messages WHERE thread_id = ? AND seq >= ? ORDER BY seq LIMIT ?').pluck(),
+      // Returns the row's first `created_at`, which the cache of recent threads keeps.
       upsert: this.db.prepare(
         `INSERT INTO threads (thread_id, status, interrupted_at, pending_json, values_json, message_count, last_error, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (thread_id) DO UPDATE SET status = excluded.status, interrupted_at = excluded.interrupted_at, pending_json = excluded.pending_json,
-           values_json = excluded.values_json, message_count = excluded.message_count, last_error = excluded.last_error, updated_at = excluded.updated_at`,
+           values_json = excluded.values_json, message_count = excluded.message_count, last_error = excluded.last_error, updated_at = excluded.updated_at
+         RETURNING created_at`,
       ),
       remove: this.db.prepare('DELETE FROM threads WHERE thread_id = ?'),
       removeMessages: this.db.prepare('DELETE FROM messages WHERE thread_id = ?'),
+      removeMessagesFrom: this.db.prepare('DELETE FROM messages WHERE thread_id = ? AND seq >= ?'),
+      messageCount: this.db.prepare('SELECT message_count FROM threads WHERE thread_id = ?').pluck(),
+      // A thread acquired and never committed has no row (or one of status 'new', had an older version written one).
+      list: this.db.prepare(
+        `SELECT thread_id, status, message_count, created_at, updated_at FROM threads
+         WHERE status <> 'new' AND thread_id LIKE ? ESCAPE '\\'
+         ORDER BY updated_at DESC, thread_id LIMIT ? OFFSET ?`,
+      ),
     };
     this.commitTransaction = this.db.transaction((threadId: string, outcome: RunCommit, now: string) => {
       const messages = outcome.checkpoint.state.messages;
+      if (outcome.rewrite) {
+        const stored = Number(this.statements.messageCount.get(threadId) ?? 0);
+        if (outcome.from > stored) throw new RangeError(rewriteBeyondMessage(threadId, outcome.from, stored));
+        // From `from` on, or from the state's end when it is shorter: rows below both are kept as they are.
+        this.statements.removeMessagesFrom.run(threadId, Math.min(outcome.from, messages.length));
+      }
       // The run's messages in as few statements as possible: one for the usual handful.
       for (let first = outcome.from; first < messages.length; first += MESSAGES_PER_INSERT) {
         const count = Math.min(MESSAGES_PER_INSERT, messages.length - first);
@@ -141,7 +167,8 @@ export class SqliteThreadStore implements ThreadStore {
         this.appendOf(count).run(values);
       }
       const row = rowValues(outcome);
-      this.statements.upsert.run(threadId, outcome.status, row.interruptedAt, row.pending, row.values, row.count, row.error, now, now);
+      const written = this.statements.upsert.get(threadId, outcome.status, row.interruptedAt, row.pending, row.values, row.count, row.error, now, now) as { created_at: string };
+      return written.created_at;
     });
   }
 
@@ -166,13 +193,12 @@ export class SqliteThreadStore implements ThreadStore {
 
   async commit(threadId: string, owner: string, outcome: RunCommit): Promise<void> {
     if (this.locks.get(threadId) !== owner) throw new LockLostError(threadId);
-    const createdAt = this.recent.get(threadId)?.createdAt;
     this.recent.delete(threadId);
     try {
       const now = new Date().toISOString();
-      await this.retry(() => this.commitTransaction(threadId, outcome, now));
+      const createdAt = await this.retry(() => this.commitTransaction(threadId, outcome, now));
       this.checkpointer?.written();
-      this.remember(threadId, outcome, createdAt ?? now, now);
+      this.remember(threadId, outcome, createdAt, now);
     } finally {
       this.releaseLock(threadId, owner);
     }
@@ -200,6 +226,14 @@ export class SqliteThreadStore implements ThreadStore {
       const fresh = newRecord(threadId);
       return { threadId, status: fresh.status, running: true, messageCount: 0, messages: [], offset, pending: [], createdAt: fresh.createdAt, updatedAt: fresh.updatedAt };
     });
+  }
+
+  async list(options: ThreadListOptions): Promise<ThreadSummary[]> {
+    const pattern = buildSearchPattern(options.search);
+    if (pattern === undefined) return [];
+    return this.retry(() =>
+      (this.statements.list.all(pattern, options.limit, options.offset) as ThreadSummaryRow[]).map((row) => buildSummary(row, this.locks.has(row.thread_id))),
+    );
   }
 
   async delete(threadId: string): Promise<DeleteOutcome> {
