@@ -60,7 +60,7 @@ export async function* readNdjson(body: ReadableStream<Uint8Array>, where: strin
   let finished = false;
   try {
     for (;;) {
-      const { value, done } = await reader.read();
+      const { value, done } = await readPart(reader, where);
       buffered += done ? decoder.decode() : decoder.decode(value, { stream: true });
       let start = 0;
       let newline = buffered.indexOf('\n');
@@ -80,6 +80,23 @@ export async function* readNdjson(body: ReadableStream<Uint8Array>, where: strin
     if (!finished) await reader.cancel().catch(() => undefined);
     reader.releaseLock();
   }
+}
+
+/** One read of a body; a connection that breaks mid-body is a `NETWORK_ERROR` saying where. */
+async function readPart(reader: ReadableStreamDefaultReader<Uint8Array>, where: string): Promise<ReadableStreamReadResult<Uint8Array>> {
+  try {
+    return await reader.read();
+  } catch (error) {
+    throw brokenBody(error, where);
+  }
+}
+
+/** The error of a body whose connection broke before its end (fetch's `TypeError: terminated`, a reset). */
+export function brokenBody(error: unknown, where: string): unknown {
+  // An abort is the caller's own: it stays as it is.
+  if (error instanceof Error && error.name === 'AbortError') return error;
+  const cause = error instanceof Error ? ((error as { cause?: { message?: string } }).cause?.message ?? error.message) : String(error);
+  return new TenxGraphError(0, CLIENT_ERROR_CODES.network, `The connection broke while the ${where} was coming (${cause}); the server may have stopped. Retry on the same thread.`);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { normaliseMessage, preview, readNdjson } from './chunks';
+import { brokenBody, normaliseMessage, preview, readNdjson } from './chunks';
 import { CLIENT_ERROR_CODES, TenxGraphError } from './errors';
 import { Message } from './message';
 import { ToolExecutor } from './toolExecutor';
@@ -600,7 +600,12 @@ function errorFromResponse(response: Response, payload: unknown, text: string, m
 
 /** A response's text and, when it is JSON, its value. */
 async function readJson(response: Response): Promise<{ text: string; payload: unknown }> {
-  const text = await response.text();
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw brokenBody(error, `answer of ${response.url || 'the server'}`);
+  }
   try {
     return { text, payload: text === '' ? undefined : JSON.parse(text) };
   } catch {

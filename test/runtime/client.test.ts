@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
 import { startApiServer, type RunningApiServer } from '../../runtime/src/api';
-import { Message, TenxGraphClient, TenxGraphError } from '../../client-sdk/src';
-import type { Block, StreamChunk, TenxGraphClientOptions } from '../../client-sdk/src';
+import { Message, TenxGraphClient, TenxGraphError, failureReasonOf, pendingRemoteCalls } from '../../client-sdk/src';
+import type { Block, StreamChunk, TenxGraphClientOptions, ToolResultBlock, WebSocketConstructor } from '../../client-sdk/src';
 
 const root = resolve(__dirname, '..', '..');
 const quickstartConfig = join(root, 'examples', 'quickstart', '10xgraph.json');
@@ -64,8 +64,35 @@ async function collect(iterable: AsyncIterable<StreamChunk>): Promise<StreamChun
   return out;
 }
 
+/** The whole messages of a stream's chunks (their text deltas left out). */
 function messagesOf(chunks: StreamChunk[]): Message[] {
-  return chunks.flatMap((chunk) => (chunk.event === 'message' ? [chunk.data] : []));
+  return chunks.flatMap((chunk) => (chunk.event === 'message' && chunk.message && chunk.message.delta !== true ? [chunk.message] : []));
+}
+
+/** Each chunk as `role:block types` (a run of text deltas as one `delta`), other events by name. */
+function shapeOf(chunks: StreamChunk[]): string[] {
+  const out: string[] = [];
+  for (const chunk of chunks) {
+    const shown = !chunk.message ? chunk.event : chunk.message.delta ? 'delta' : `${chunk.message.role}:${chunk.message.content.map((block) => block.type).join(',')}`;
+    if (shown !== 'delta' || out.at(-1) !== 'delta') out.push(shown);
+  }
+  return out;
+}
+
+/** A `ws` WebSocket that records every socket opened and every frame sent, for counting runs and sockets. */
+function recordingWebSocket(): { WebSocket: WebSocketConstructor; sockets: number; frames: Array<Record<string, any>> } {
+  const record = { sockets: 0, frames: [] as Array<Record<string, any>> };
+  class Recording extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols);
+      record.sockets++;
+    }
+    override send(data: string): void {
+      record.frames.push(JSON.parse(data) as Record<string, any>);
+      super.send(data);
+    }
+  }
+  return Object.assign(record, { WebSocket: Recording as unknown as WebSocketConstructor });
 }
 
 /** The messages the server keeps for a thread: what really reached it. */
@@ -117,6 +144,8 @@ describe('TenxGraphClient against 10xgraph api', () => {
       ],
     );
     assert.equal(typeof graph.info.version, 'string');
+    assert.equal(graph.info.checkpointer, true);
+    assert.equal((await client.graphStateSchema()).title, 'AgentState');
     const tools = await client.graphTools();
     assert.deepEqual(
       tools.nodes.map((node) => [node.node_name, node.tools.map((tool) => `${tool.name}:${tool.source}`)]),
@@ -157,66 +186,112 @@ describe('TenxGraphClient against 10xgraph api', () => {
       seen.push({ args, thread: context.thread_id, node: context.node });
       return LOCATION;
     });
-    const result = await client.invoke([Message.text_message('Where am I?')], { config: { thread_id: 'invoke-thread-1' } });
+    const question = Message.text_message('Where am I?');
+    const result = await client.invoke([question], { config: { thread_id: 'invoke-thread-1' } });
     assert.equal(result.thread_id, 'invoke-thread-1');
-    assert.equal(result.status, 'completed');
-    assert.deepEqual(result.pending_remote_calls, []);
+    assert.deepEqual(result.meta, { is_new_thread: true, thread_id: 'invoke-thread-1' });
+    // Nothing left to answer: the loop ran to the model's answer.
+    assert.deepEqual(pendingRemoteCalls(result.messages), []);
     assert.equal(result.rounds, 1);
+    assert.equal(result.state, null, 'no state at the default granularity');
     assert.deepEqual(seen, [{ args: {}, thread: 'invoke-thread-1', node: 'TOOL' }]);
+    // Every message of the loop once: the question echoed, the call, the placeholder, the results the client sent, the answer.
     assert.deepEqual(
       result.messages.map((message) => [message.role, message.content.map((block) => block.type).join(',')]),
       [
+        ['user', 'text'],
         ['assistant', 'tool_call'],
         ['tool', 'remote_tool_call'],
         ['tool', 'tool_result'],
         ['assistant', 'text'],
       ],
     );
+    const [echoed, asked, handed] = result.messages;
+    assert.equal(echoed!.message_id, question.message_id);
+    assert.equal(asked!.metadata?.node_name, 'agent');
+    assert.deepEqual(
+      asked!.tools_calls?.map((call) => call.function.name),
+      ['get_user_location'],
+    );
+    assert.deepEqual(handed!.metadata, { is_remote: true, node_name: 'TOOL' });
     assert.ok(lastAnswer(result.messages).includes('Champ de Mars'));
     // The thread on the server holds the client's result under the call's id.
     const stored = await storedMessages('invoke-thread-1');
-    const call = blocks(stored, 'remote_tool_call')[0] as { id: string };
-    const answered = blocks(stored, 'tool_result')[0] as { call_id: string; output: unknown; status: string };
-    assert.equal(answered.call_id, call.id);
-    assert.deepEqual(answered.output, LOCATION);
+    const call = blocks(stored, 'remote_tool_call')[0] as { id: string; tool_type: string };
+    assert.equal(call.tool_type, 'remote');
+    assert.deepEqual(blocks(stored, 'tool_result'), [{ type: 'tool_result', call_id: call.id, output: LOCATION, is_error: false, status: 'completed' }]);
     assert.equal((await server.api.store.load('invoke-thread-1'))?.status, 'completed');
+
+    // The same thread again, at full granularity: not new, and the answer carries the thread's state.
+    const again = await client.invoke('Where am I?', { config: { thread_id: 'invoke-thread-1' }, response_granularity: 'full' });
+    assert.equal(again.meta.is_new_thread, false);
+    assert.equal(again.state?.execution_meta.status, 'completed');
+    assert.equal(again.state?.context.length, (await storedMessages('invoke-thread-1')).length);
+    assert.deepEqual(again.context, again.state?.context);
   });
 
   test('stream over HTTP: the chunks of both runs in order, with the tool-result message between them', async () => {
     const client = quickClient();
     const chunks = await collect(client.stream([Message.text_message("What's on my clipboard?")], { config: { thread_id: 'stream-thread-1' } }));
+    // The first run: the question echoed, the call, the placeholder; then the results the client
+    // sent (once, though the server echoes them too); then the second run: the answer's text as
+    // deltas, then whole. The body's end ends each run: no end chunk.
+    assert.deepEqual(shapeOf(chunks), ['user:text', 'assistant:tool_call', 'tool:remote_tool_call', 'tool:tool_result', 'delta', 'assistant:text']);
+    assert.ok(chunks.every((chunk) => chunk.event === 'message' && chunk.thread_id === 'stream-thread-1'));
+    const placeholder = chunks[2]!.message!;
+    assert.deepEqual(placeholder.metadata?.is_remote, true);
+    const calls = pendingRemoteCalls([placeholder]);
     assert.deepEqual(
-      chunks.map((chunk) => (chunk.event === 'message' ? `message:${chunk.data.role}` : chunk.event === 'end' ? `end:${chunk.data.status}` : chunk.event)),
-      ['metadata', 'message:assistant', 'message:tool', 'remote_tool_calls', 'end:waiting', 'message:tool', 'metadata', 'message:assistant', 'end:completed'],
+      calls.map((call) => [call.name, call.tool_type, placeholder.metadata?.node_name]),
+      [['read_clipboard', 'remote', 'TOOL']],
     );
-    const calls = chunks.find((chunk) => chunk.event === 'remote_tool_calls');
-    assert.ok(calls?.event === 'remote_tool_calls');
-    assert.deepEqual(
-      calls.data.calls.map((call) => [call.name, call.node]),
-      [['read_clipboard', 'TOOL']],
-    );
-    assert.equal(calls.data.thread_id, 'stream-thread-1');
     const messages = messagesOf(chunks);
-    assert.deepEqual(blocks(messages, 'tool_result'), [{ type: 'tool_result', call_id: calls.data.calls[0]!.id, output: CLIPBOARD, status: 'completed' }]);
+    assert.deepEqual(blocks(messages, 'tool_result'), [{ type: 'tool_result', call_id: calls[0]!.id, output: CLIPBOARD, is_error: false, status: 'completed' }]);
     assert.ok(lastAnswer(messages).includes(CLIPBOARD), lastAnswer(messages));
+    const deltas = chunks.filter((chunk) => chunk.message?.delta === true).map((chunk) => chunk.message!);
+    const answer = messages.at(-1)!;
+    assert.ok(deltas.every((delta) => delta.message_id === answer.message_id));
+    assert.equal(deltas.map((delta) => Message.text(delta)).join(''), Message.text(answer));
   });
 
-  test('stream over the WebSocket: the same loop, and one socket serves runs one after another', async () => {
-    const client = quickClient();
+  test('stream over the WebSocket: the same loop, its runs one after another on one socket per stream', async () => {
+    const recording = recordingWebSocket();
+    const client = quickClient({ WebSocket: recording.WebSocket });
     try {
-      for (const [prompt, expected] of [
-        ['Search the database for invoices', 'note about invoices'],
-        ['Where am I?', 'Champ de Mars'],
-      ] as const) {
+      for (const [i, [prompt, expected]] of (
+        [
+          ['Search the database for invoices', 'note about invoices'],
+          ['Where am I?', 'Champ de Mars'],
+        ] as const
+      ).entries()) {
+        recording.frames.length = 0;
         const chunks = await collect(client.streamWs([Message.text_message(prompt)]));
-        const ids = new Set(chunks.flatMap((chunk) => (chunk.request_id === undefined ? [] : [chunk.request_id])));
-        assert.equal(ids.size, 2, 'one request id per run: the question, then the results');
-        const ends = chunks.filter((chunk) => chunk.event === 'end').map((chunk) => (chunk.event === 'end' ? chunk.data.status : ''));
-        assert.deepEqual(ends, ['waiting', 'completed']);
+        assert.equal(recording.sockets, i + 1, 'one socket per stream() call');
+        // The question (fresh), then the results on the thread the first run named (resume).
+        const [fresh, resume] = recording.frames;
+        assert.deepEqual(
+          recording.frames.map((frame) => frame.invoke_type),
+          ['fresh', 'resume'],
+        );
+        assert.deepEqual(
+          fresh!.messages.map((message: Message) => Message.text(message)),
+          [prompt],
+        );
+        const threadId = chunks[0]!.thread_id;
+        assert.ok(threadId);
+        assert.equal(resume!.config.thread_id, threadId);
+        assert.deepEqual(
+          resume!.tool_result.map((message: Message) => message.content.map((block) => block.type).join(',')),
+          ['tool_result'],
+        );
+        // Both runs' chunks, the results between them; the done that ends each run is not yielded.
+        assert.deepEqual(shapeOf(chunks), ['user:text', 'assistant:tool_call', 'tool:remote_tool_call', 'tool:tool_result', 'delta', 'assistant:text']);
+        assert.ok(chunks.every((chunk) => chunk.thread_id === threadId));
         assert.ok(lastAnswer(messagesOf(chunks)).includes(expected), lastAnswer(messagesOf(chunks)));
       }
       const viaOption = await collect(client.stream("What's on my clipboard?", { transport: 'ws' }));
       assert.ok(lastAnswer(messagesOf(viaOption)).includes(CLIPBOARD));
+      assert.equal(recording.sockets, 3);
     } finally {
       client.close();
     }
@@ -232,7 +307,7 @@ describe('TenxGraphClient against 10xgraph api', () => {
           : messagesOf(await collect(client.stream("What's on my clipboard?", { config: { thread_id: threadId }, transport })));
       const stored = blocks(await storedMessages(threadId), 'tool_result');
       assert.equal(stored.length, 1);
-      assert.deepEqual({ ...stored[0], call_id: '' }, { type: 'tool_result', call_id: '', output: null, status: 'failed', error: "Tool 'read_clipboard' not found" });
+      assert.deepEqual({ ...stored[0], call_id: '' }, { type: 'tool_result', call_id: '', output: { error: "Tool 'read_clipboard' not found" }, is_error: true, status: 'failed' });
       assert.ok(lastAnswer(messages).includes("read_clipboard failed: Tool 'read_clipboard' not found"), lastAnswer(messages));
       assert.equal((await server.api.store.load(threadId))?.status, 'completed');
     }
@@ -244,11 +319,12 @@ describe('TenxGraphClient against 10xgraph api', () => {
       throw new Error('Clipboard access was denied by the user');
     });
     const result = await client.invoke("What's on my clipboard?", { config: { thread_id: 'throwing-1' } });
-    assert.equal(result.status, 'completed');
-    const stored = blocks(await storedMessages('throwing-1'), 'tool_result') as Array<{ status: string; error?: string }>;
+    assert.deepEqual(pendingRemoteCalls(result.messages), []);
+    assert.equal((await server.api.store.load('throwing-1'))?.status, 'completed');
+    const stored = blocks(await storedMessages('throwing-1'), 'tool_result') as ToolResultBlock[];
     assert.deepEqual(
-      stored.map((block) => [block.status, block.error]),
-      [['failed', 'Clipboard access was denied by the user']],
+      stored.map((block) => [block.status, block.is_error, failureReasonOf(block)]),
+      [['failed', true, 'Clipboard access was denied by the user']],
     );
     assert.ok(lastAnswer(result.messages).includes('read_clipboard failed: Clipboard access was denied by the user'), lastAnswer(result.messages));
 
@@ -332,7 +408,7 @@ export const app = new StateGraph()
         (e: unknown) => e,
       );
       assert.ok(error instanceof TenxGraphError);
-      assert.equal(error.code, 'recursion_limit_exceeded');
+      assert.equal(error.code, 'RECURSION_LIMIT_EXCEEDED');
       assert.equal(error.status, 0);
       assert.equal(error.threadId, 'loop-1');
       assert.match(error.message, /Thread loop-1 still waits on remote calls \(get_user_location\) after 3 rounds/);
@@ -343,15 +419,17 @@ export const app = new StateGraph()
       assert.equal(record?.running, false);
 
       calls = 0;
-      const streamed: string[] = [];
+      const streamed: StreamChunk[] = [];
       await assert.rejects(
         (async () => {
-          for await (const chunk of client.stream('Where am I?', { recursion_limit: 2, transport: 'ws' })) streamed.push(chunk.event);
+          for await (const chunk of client.stream('Where am I?', { recursion_limit: 2, transport: 'ws' })) streamed.push(chunk);
         })(),
-        (e: unknown) => e instanceof TenxGraphError && e.code === 'recursion_limit_exceeded',
+        (e: unknown) => e instanceof TenxGraphError && e.code === 'RECURSION_LIMIT_EXCEEDED',
       );
       assert.equal(calls, 2);
-      assert.equal(streamed.filter((event) => event === 'end').length, 3);
+      // Three runs, each ending on a remote call: the question, then two rounds of results.
+      assert.equal(blocks(messagesOf(streamed), 'remote_tool_call').length, 3);
+      assert.equal(blocks(messagesOf(streamed), 'tool_result').length, 2);
       client.close();
 
       // The server's own limit (graph steps per run) comes back as its 400 error.
@@ -363,7 +441,7 @@ export const app = new StateGraph()
         );
       assert.ok(serverSide instanceof TenxGraphError);
       assert.equal(serverSide.status, 400);
-      assert.equal(serverSide.code, 'recursion_limit_exceeded');
+      assert.equal(serverSide.code, 'GRAPH_RECURSION_LIMIT_EXCEEDED');
     } finally {
       await looping.close();
     }
@@ -374,12 +452,13 @@ export const app = new StateGraph()
     try {
       const anonymous = new TenxGraphClient({ baseUrl: guarded.url, WebSocket });
       assert.equal(await anonymous.ping(), 'pong');
-      await assert.rejects(anonymous.invoke('Where am I?'), (e: unknown) => e instanceof TenxGraphError && e.status === 401 && e.code === 'unauthorized');
-      await assert.rejects(collect(anonymous.streamWs('Where am I?')), (e: unknown) => e instanceof TenxGraphError && e.code === 'network_error' && /401/.test(e.message));
+      await assert.rejects(anonymous.invoke('Where am I?'), (e: unknown) => e instanceof TenxGraphError && e.status === 401 && e.code === 'INVALID_TOKEN');
+      await assert.rejects(collect(anonymous.streamWs('Where am I?')), (e: unknown) => e instanceof TenxGraphError && e.code === 'NETWORK_ERROR' && /401/.test(e.message));
       anonymous.close();
 
       const client = quickClient({ baseUrl: guarded.url, token: 'tok-123' });
       assert.ok(lastAnswer((await client.invoke('Where am I?')).messages).includes('Champ de Mars'));
+      assert.ok(lastAnswer(messagesOf(await collect(client.stream('Where am I?')))).includes('Champ de Mars'));
       assert.ok(lastAnswer(messagesOf(await collect(client.streamWs('Where am I?')))).includes('Champ de Mars'));
       client.close();
     } finally {

@@ -1,7 +1,7 @@
 // ToolExecutor: every outcome of a handler becomes a tool_result block, and none throws.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Message, ToolExecutor, describeThrown, toJsonValue } from '../../client-sdk/src';
+import { Message, ToolExecutor, completedResult, describeThrown, failureReasonOf, toJsonValue } from '../../client-sdk/src';
 import type { RemoteToolCall } from '../../client-sdk/src';
 
 function call(name: string, args: Record<string, unknown> = {}, id = `call_${name}`): RemoteToolCall {
@@ -17,13 +17,13 @@ describe('ToolExecutor', () => {
       return { echoed: args.text };
     });
     const result = await executor.execute(call('echo', { text: 'hi' }, 'c1'), { thread_id: 't1' });
-    assert.deepEqual(result, { type: 'tool_result', call_id: 'c1', output: { echoed: 'hi' }, status: 'completed' });
+    assert.deepEqual(result, { type: 'tool_result', call_id: 'c1', output: { echoed: 'hi' }, is_error: false, status: 'completed' });
     assert.deepEqual(seen, { id: 'c1', name: 'echo', node: 'TOOL', thread_id: 't1', aborted: false });
   });
 
-  test("an unregistered tool gives a failed result whose error is exactly Tool '<name>' not found", async () => {
+  test("an unregistered tool gives a failed result whose reason (output.error) is exactly Tool '<name>' not found", async () => {
     const result = await new ToolExecutor().execute(call('read_clipboard', {}, 'c2'));
-    assert.deepEqual(result, { type: 'tool_result', call_id: 'c2', output: null, status: 'failed', error: "Tool 'read_clipboard' not found" });
+    assert.deepEqual(result, { type: 'tool_result', call_id: 'c2', output: { error: "Tool 'read_clipboard' not found" }, is_error: true, status: 'failed' });
   });
 
   test("a handler that throws an Error gives a failed result with the error's message", async () => {
@@ -34,10 +34,17 @@ describe('ToolExecutor', () => {
     executor.register('sync_boom', () => {
       throw new TypeError('bad argument: query');
     });
-    assert.deepEqual(await executor.execute(call('boom')), { type: 'tool_result', call_id: 'call_boom', output: null, status: 'failed', error: 'Database is locked' });
+    assert.deepEqual(await executor.execute(call('boom')), {
+      type: 'tool_result',
+      call_id: 'call_boom',
+      output: { error: 'Database is locked' },
+      is_error: true,
+      status: 'failed',
+    });
     const sync = await executor.execute(call('sync_boom'));
     assert.equal(sync.status, 'failed');
-    assert.equal(sync.error, 'bad argument: query');
+    assert.equal(sync.is_error, true);
+    assert.equal(failureReasonOf(sync), 'bad argument: query');
   });
 
   test('non-Error throws give readable messages', async () => {
@@ -58,7 +65,8 @@ describe('ToolExecutor', () => {
       });
       const result = await executor.execute(call('t'));
       assert.equal(result.status, 'failed', `throwing ${String(value)}`);
-      assert.equal(result.error, expected, `throwing ${String(value)}`);
+      assert.equal(result.is_error, true, `throwing ${String(value)}`);
+      assert.deepEqual(result.output, { error: expected }, `throwing ${String(value)}`);
       assert.equal(describeThrown(value, 't'), expected);
     }
     // A value whose JSON form cannot be made still reads as something.
@@ -81,7 +89,7 @@ describe('ToolExecutor', () => {
     );
     const started = Date.now();
     const result = await executor.execute(call('hang'));
-    assert.deepEqual(result, { type: 'tool_result', call_id: 'call_hang', output: null, status: 'failed', error: "Tool 'hang' timed out after 50 ms" });
+    assert.deepEqual(result, { type: 'tool_result', call_id: 'call_hang', output: { error: "Tool 'hang' timed out after 50 ms" }, is_error: true, status: 'failed' });
     assert.ok(Date.now() - started < 4000, 'the per-handler time-out wins over the executor default');
     assert.equal(signal?.aborted, true);
   });
@@ -91,7 +99,7 @@ describe('ToolExecutor', () => {
     let rejectLate: (error: Error) => void = () => undefined;
     executor.register('late', () => new Promise((_resolve, reject) => (rejectLate = reject)));
     const result = await executor.execute(call('late'));
-    assert.equal(result.error, "Tool 'late' timed out after 30 ms");
+    assert.equal(failureReasonOf(result), "Tool 'late' timed out after 30 ms");
     // Rejecting after the time-out must not surface as an unhandled rejection (the test runner fails on one).
     rejectLate(new Error('too late'));
     await new Promise((resolve) => setImmediate(resolve));
@@ -100,7 +108,7 @@ describe('ToolExecutor', () => {
   test('a fast handler under a time-out completes normally', async () => {
     const executor = new ToolExecutor({ timeoutMs: 1000 });
     executor.register('quick', async () => 'done');
-    assert.deepEqual(await executor.execute(call('quick')), { type: 'tool_result', call_id: 'call_quick', output: 'done', status: 'completed' });
+    assert.deepEqual(await executor.execute(call('quick')), { type: 'tool_result', call_id: 'call_quick', output: 'done', is_error: false, status: 'completed' });
   });
 
   test('an output that is not JSON-serialisable gives a failed result saying so', async () => {
@@ -119,7 +127,10 @@ describe('ToolExecutor', () => {
       executor.register('bad', () => output);
       const result = await executor.execute(call('bad'));
       assert.equal(result.status, 'failed');
-      assert.equal(result.error, `Tool 'bad' returned a result that is not JSON-serialisable (${reason}); return plain data: objects, arrays, strings, numbers, booleans or null.`);
+      assert.equal(
+        failureReasonOf(result),
+        `Tool 'bad' returned a result that is not JSON-serialisable (${reason}); return plain data: objects, arrays, strings, numbers, booleans or null.`,
+      );
     }
   });
 
@@ -207,11 +218,11 @@ describe('ToolExecutor', () => {
     releases.reverse().forEach((release) => release());
     const results = await pending;
     assert.deepEqual(
-      results.map((r) => [r.call_id, r.status, r.output]),
+      results.map((r) => [r.call_id, r.status, r.is_error, r.output]),
       [
-        ['a', 'completed', 1],
-        ['b', 'failed', null],
-        ['c', 'completed', 3],
+        ['a', 'completed', false, 1],
+        ['b', 'failed', true, { error: "Tool 'missing' not found" }],
+        ['c', 'completed', false, 3],
       ],
     );
   });
@@ -230,13 +241,13 @@ describe('ToolExecutor', () => {
     assert.deepEqual(await pending, {
       type: 'tool_result',
       call_id: 'call_watch',
-      output: null,
+      output: { error: "Tool 'watch' was cancelled: the user closed the page" },
+      is_error: true,
       status: 'failed',
-      error: "Tool 'watch' was cancelled: the user closed the page",
     });
     assert.equal(signal.aborted, true);
     const late = await executor.execute(call('watch'), { signal: controller.signal });
-    assert.equal(late.error, "Tool 'watch' was cancelled before it ran");
+    assert.equal(failureReasonOf(late), "Tool 'watch' was cancelled before it ran");
   });
 
   test('bad registrations are refused with a clear message', () => {
@@ -264,9 +275,9 @@ describe('Message', () => {
   });
 
   test('tool_message carries one tool_result block per result', () => {
-    const message = Message.tool_message([{ type: 'tool_result', call_id: 'c', output: 1, status: 'completed' }]);
+    const message = Message.tool_message([completedResult('c', 1)]);
     assert.equal(message.role, 'tool');
-    assert.deepEqual(message.content, [{ type: 'tool_result', call_id: 'c', output: 1, status: 'completed' }]);
+    assert.deepEqual(message.content, [{ type: 'tool_result', call_id: 'c', output: 1, is_error: false, status: 'completed' }]);
     assert.equal(Message.text(message), '');
   });
 });

@@ -13,6 +13,8 @@ import {
   START,
   StateGraph,
   ToolNode,
+  completedResult,
+  failureReasonOf,
   isCompiledGraph,
   textMessage,
   textOf,
@@ -27,7 +29,7 @@ import { analyzeConfig } from '../../runtime/src/rules/index';
 import { buildTestGraph, REMOTE_TOOLS } from './serverHelpers';
 
 function resultMessage(calls: Array<{ id: string }>, output: (id: string) => unknown): Message {
-  return { message_id: 'm-results', role: 'tool', content: calls.map((call) => ({ type: 'tool_result', call_id: call.id, output: output(call.id), status: 'completed' })) };
+  return { message_id: 'm-results', role: 'tool', content: calls.map((call) => completedResult(call.id, output(call.id))) };
 }
 
 async function collect(graph: CompiledGraph, messages: Message[], options = {}): Promise<GraphEvent[]> {
@@ -217,19 +219,51 @@ describe('running a graph', () => {
     assert.equal(second.checkpoint.state.messages.length, 5);
   });
 
-  test('stream yields messages, then remote_tool_calls, then end with the checkpoint', async () => {
+  test('stream yields messages with their node, then remote_tool_calls, then end with the checkpoint', async () => {
     const graph = buildTestGraph();
     const events = await collect(graph, [textMessage('what is on my clipboard and where am I?')]);
     assert.deepEqual(
-      events.map((event) => event.type),
-      ['message', 'message', 'remote_tool_calls', 'end'],
+      events.map((event) => (event.type === 'message' ? `message:${event.node}` : event.type)),
+      ['message:agent', 'message:TOOL', 'remote_tool_calls', 'end'],
     );
     const calls = (events[2] as Extract<GraphEvent, { type: 'remote_tool_calls' }>).calls;
     assert.deepEqual(calls.map((call) => call.name).sort(), ['get_user_location', 'read_clipboard']);
+    // The model's calls travel as tool_call blocks and in the OpenAI shape (tools_calls); the
+    // ToolNode hands the remote ones on as remote_tool_call blocks in a message marked remote.
+    const [asked, handed] = events.slice(0, 2).map((event) => (event as Extract<GraphEvent, { type: 'message' }>).message);
+    assert.deepEqual(
+      asked!.tools_calls?.map((call) => [call.id, call.type, call.function.name, call.function.arguments]),
+      asked!.content.map((block) => [(block as { id: string }).id, 'function', (block as { name: string }).name, '{}']),
+    );
+    assert.equal(handed!.role, 'tool');
+    assert.deepEqual(handed!.metadata, { is_remote: true, node_name: 'TOOL' });
+    assert.deepEqual(
+      handed!.content,
+      calls.map((call) => ({ type: 'remote_tool_call', id: call.id, name: call.name, args: call.args, tool_type: 'remote' })),
+    );
     const end = events[3] as Extract<GraphEvent, { type: 'end' }>;
     assert.equal(end.status, 'waiting');
     assert.equal(end.checkpoint.interruptedAt, 'TOOL');
     assert.deepEqual(end.checkpoint.pending, calls);
+  });
+
+  test("with deltas, a model's text comes as delta events before its whole message, which has the same id", async () => {
+    const graph = buildTestGraph();
+    const events = await collect(graph, [textMessage('hello there')], { deltas: true });
+    const deltas = events.filter((event): event is Extract<GraphEvent, { type: 'delta' }> => event.type === 'delta');
+    const whole = events.find((event): event is Extract<GraphEvent, { type: 'message' }> => event.type === 'message');
+    assert.ok(whole, 'the whole message follows');
+    assert.ok(deltas.length > 0, 'the text came in pieces');
+    assert.ok(events.indexOf(whole) > events.indexOf(deltas.at(-1)!), 'every piece comes before the whole message');
+    assert.ok(deltas.every((delta) => delta.node === 'agent' && delta.message.delta === true && delta.message.message_id === whole.message.message_id));
+    assert.equal(deltas.map((delta) => textOf(delta.message)).join(''), textOf(whole.message));
+    assert.equal(whole.message.delta ?? false, false);
+    // Without the option, no delta event.
+    const plain = await collect(graph, [textMessage('hello there')]);
+    assert.deepEqual(
+      plain.map((event) => event.type),
+      ['message', 'end'],
+    );
   });
 
   test('a server tool in the same turn runs; the answer includes both results', async () => {
@@ -283,11 +317,11 @@ describe('running a graph', () => {
     assert.equal(result.status, 'completed');
     const results = result.messages.flatMap((message) => message.content).filter((block) => block.type === 'tool_result');
     assert.deepEqual(
-      results.map((block) => [block.status, block.error]),
+      results.map((block) => [block.status, block.is_error, failureReasonOf(block)]),
       [
-        ['failed', 'boom'],
-        ['failed', "Tool 'no_such_tool' not found"],
-        ['failed', "Arguments of tool 'explode' must be a JSON object"],
+        ['failed', true, 'boom'],
+        ['failed', true, "Tool 'no_such_tool' not found"],
+        ['failed', true, "Arguments of tool 'explode' must be a JSON object"],
       ],
     );
   });

@@ -6,7 +6,7 @@ import { describe, test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { END, ModelNode, StateGraph, ToolNode, textMessage, textOf, toolsCondition, type Message } from '../../runtime/src/graph/index';
+import { END, ModelNode, StateGraph, ToolNode, completedResult, failureReasonOf, textMessage, textOf, toolsCondition, type Message } from '../../runtime/src/graph/index';
 import { ModelError, OpenAIChatModel, ScriptedModel, toChatCompletionMessages } from '../../runtime/src/models/index';
 
 const tools = [
@@ -40,7 +40,7 @@ describe('ScriptedModel', () => {
     const messages: Message[] = [
       textMessage('time?'),
       { message_id: 'a', role: 'assistant', content: [{ type: 'tool_call', id: 'c1', name: 'get_time', args: {} }] },
-      { message_id: 't', role: 'tool', content: [{ type: 'tool_result', call_id: 'c1', output: '12:00', status: 'completed' }] },
+      { message_id: 't', role: 'tool', content: [completedResult('c1', '12:00')] },
     ];
     const turn = await model.generate({ messages, tools });
     assert.match(turn.text ?? '', /get_time: 12:00/);
@@ -142,7 +142,7 @@ describe('OpenAIChatModel', () => {
     ]);
 
     const second = await graph.invoke(
-      { messages: [{ message_id: 'r', role: 'tool', content: [{ type: 'tool_result', call_id: 'call_search', output: ['cat 1', 'cat 2'], status: 'completed' }] }] },
+      { messages: [{ message_id: 'r', role: 'tool', content: [completedResult('call_search', ['cat 1', 'cat 2'])] }] },
       { checkpoint: first.checkpoint },
     );
     assert.equal(second.status, 'completed');
@@ -194,15 +194,22 @@ describe('OpenAIChatModel', () => {
       .compile();
     const result = await graph.invoke({ messages: [textMessage('time')] });
     const failed = result.messages.flatMap((m) => m.content).find((b) => b.type === 'tool_result');
-    assert.deepEqual(failed && [failed.status, failed.error], ['failed', "Arguments of tool 'get_time' must be a JSON object"]);
+    assert.deepEqual(failed && [failed.status, failed.is_error, failureReasonOf(failed)], ['failed', true, "Arguments of tool 'get_time' must be a JSON object"]);
     assert.equal(textOf(result.messages.at(-1)), 'sorry');
+    // The model reads the failure's reason as the tool's answer.
+    assert.deepEqual(fake.requests.at(-1)!.body.messages.at(-1), { role: 'tool', tool_call_id: 'c1', content: "Error: Arguments of tool 'get_time' must be a JSON object" });
   });
 
   test('conversion drops tool calls that never got a result, and remote_tool_call blocks', () => {
     const messages: Message[] = [
       textMessage('hi'),
       { message_id: 'a', role: 'assistant', content: [{ type: 'tool_call', id: 'c1', name: 'x', args: {} }] },
-      { message_id: 'r', role: 'tool', content: [{ type: 'remote_tool_call', id: 'c1', name: 'x', args: {} }] },
+      {
+        message_id: 'r',
+        role: 'tool',
+        content: [{ type: 'remote_tool_call', id: 'c1', name: 'x', args: {}, tool_type: 'remote' }],
+        metadata: { is_remote: true, node_name: 'TOOL' },
+      },
       textMessage('never mind'),
     ];
     assert.deepEqual(toChatCompletionMessages(messages), [

@@ -6,7 +6,7 @@
  * another instance, send SIGTERM) and then let it finish.
  */
 import { existsSync } from 'node:fs';
-import { END, ModelNode, ScriptedModel, StateGraph, ToolNode, toolsCondition } from '10xgraph';
+import { END, ModelNode, ScriptedModel, StateGraph, ToolNode, failureReasonOf, isFailedResult, toolsCondition } from '10xgraph';
 import type { Message, ModelRequest, ModelTurn } from '10xgraph';
 
 function textOf(message: Message | undefined): string {
@@ -28,7 +28,7 @@ async function script(request: ModelRequest): Promise<ModelTurn> {
     }
     return { toolCalls: [{ name: 'lookup', args: { key: tag } }] };
   }
-  const outputs = results.map((block) => (block.status === 'completed' ? String(block.output) : `failed:${block.error}`));
+  const outputs = results.map((block) => (isFailedResult(block) ? `failed:${failureReasonOf(block)}` : String(block.output)));
   return { text: `answer ${tag}: ${outputs.join(' ')}` };
 }
 
