@@ -213,6 +213,87 @@ for (const start of [startOurs, startStandIn]) {
   });
 }
 
+// The requests of @10xscale/agentflow-client as its sources describe them: messages with message_id "0", the
+// caller's config on every round (the thread's id is never read back), one tool message per call answered,
+// the NDJSON stream read to its end before the round's calls are run, `agentflow-bearer` on the WebSocket.
+describe("the Python client's requests against 10xgraph api", () => {
+  const TOKEN = 'python-client-token';
+  let api: ApiServer;
+  let url: string;
+  before(async () => {
+    api = createApiServer({ graph: buildTestGraph(), token: TOKEN });
+    url = await api.listen(0, '127.0.0.1');
+  });
+  after(() => api?.close());
+  const headers = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${TOKEN}` };
+  const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }], message_id: '0' });
+  const answers = (messages: any[]) =>
+    messages
+      .flatMap((message) => message.content)
+      .filter((block: any) => block.type === 'remote_tool_call')
+      .map((block: any) => ({ role: 'tool', message_id: '0', content: [{ type: 'tool_result', call_id: block.id, output: LOCATION, is_error: false, status: 'completed' }] }));
+
+  test('the invoke loop, its config unchanged, reaches the thread that waits', async () => {
+    const config = {};
+    const post = async (messages: unknown[], round: number) => {
+      const response = await fetch(`${url}/v1/graph/invoke`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ messages, ...(round === 1 ? { initial_state: { mood: 'curious' } } : {}), config, recursion_limit: 25, response_granularity: 'full' }),
+      });
+      assert.equal(response.status, 200);
+      return (await response.json()).data;
+    };
+    const first = await post([user('What is my location?')], 1);
+    assert.equal(first.meta.is_new_thread, true);
+    assert.equal(first.state.mood, 'curious', 'initial_state is applied');
+    assert.notEqual(first.messages[0].message_id, '0', 'the server names a message sent as "0"');
+    const results = answers(first.messages);
+    assert.equal(results.length, 1);
+    const second = await post(results, 2);
+    assert.equal(second.meta.thread_id, first.meta.thread_id, 'the results reached the thread that waits for them');
+    assert.match(JSON.stringify(second.messages.at(-1).content), /Paris/);
+    assert.equal(answers(second.messages).length, 0);
+  });
+
+  test('the stream loop: the body read to its end, then the calls answered', async () => {
+    const read = async (messages: unknown[]) => {
+      const response = await fetch(`${url}/v1/graph/stream`, {
+        method: 'POST',
+        headers: { ...headers, accept: 'application/x-ndjson, application/json' },
+        body: JSON.stringify({ messages, config: {}, recursion_limit: 25, response_granularity: 'low' }),
+      });
+      assert.equal(response.status, 200);
+      return (await response.text())
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line));
+    };
+    const first = await read([user('What is my location?')]);
+    assert.ok(first.every((chunk) => chunk.event === 'message' && chunk.message));
+    const second = await read(answers(first.map((chunk) => chunk.message)));
+    const final = second.filter((chunk) => chunk.message.role === 'assistant' && chunk.message.delta === false).at(-1);
+    assert.match(JSON.stringify(final.message.content), /Paris/);
+  });
+
+  test('the WebSocket with agentflow-bearer: fresh, then resume on the thread read from the chunks', async () => {
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/graph/ws`, ['agentflow-bearer', TOKEN]);
+    const frames: any[] = [];
+    ws.on('message', (data) => frames.push(JSON.parse(String(data))));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    assert.equal(ws.protocol, 'agentflow-bearer', 'the sentinel is echoed, never the token');
+    const done = () => frames.filter((frame) => frame.event === 'updates' && frame.data?.status === 'done').length;
+    ws.send(JSON.stringify({ invoke_type: 'fresh', messages: [user('What is my location?')], config: {}, recursion_limit: 25, response_granularity: 'low' }));
+    await until(() => done() === 1, 'the first done');
+    const threadId = frames.find((frame) => frame.thread_id)?.thread_id ?? frames.find((frame) => frame.metadata?.thread_id)?.metadata.thread_id;
+    const results = answers(frames.filter((frame) => frame.message).map((frame) => frame.message));
+    ws.send(JSON.stringify({ invoke_type: 'resume', tool_result: results, config: { thread_id: threadId }, recursion_limit: 25, response_granularity: 'low' }));
+    await until(() => done() === 2, 'the second done');
+    assert.ok(frames.some((frame) => frame.message?.role === 'assistant' && frame.message.delta === false && /Paris/.test(JSON.stringify(frame.message.content))));
+    ws.close();
+  });
+});
+
 describe('a token over HTTP and over the WebSocket subprotocol (10xgraph-bearer)', () => {
   const TOKEN = 'secret-token.123';
   for (const which of ['10xgraph api', 'the stand-in'] as const) {

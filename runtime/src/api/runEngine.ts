@@ -87,7 +87,7 @@ export class RunEngine {
   /** The runs of this process by thread, for `stop`. */
   private readonly running = new Map<string, AbortController>();
   /** When each remote call was sent to the client, for the duration logged with its result. */
-  private readonly emittedAt = new Map<string, number>();
+  private readonly emittedAt = new Map<string, { at: number; threadId: string }>();
   private closing = false;
 
   constructor(graph: ServableGraph, store: ThreadStore, log: ApiLogger) {
@@ -108,11 +108,12 @@ export class RunEngine {
    */
   async prepare(request: RunRequest, idShownAfterCommit = false): Promise<PreparedRun> {
     this.refuseWhileClosing();
-    const threadId = request.threadId ?? loadCrypto().randomUUID();
+    const named = request.threadId ?? this.threadAnswered(request);
+    const threadId = named ?? loadCrypto().randomUUID();
     const runId = loadCrypto().randomUUID();
     let record: ThreadRecord | undefined;
     try {
-      record = await this.store.acquire(threadId, runId, { unseen: request.threadId === undefined && idShownAfterCommit });
+      record = await this.store.acquire(threadId, runId, { unseen: named === undefined && idShownAfterCommit });
     } catch (error) {
       throw error instanceof StoreUnavailableError ? new ApiError(503, 'TRANSIENT_STORAGE_ERROR', error.message) : error;
     }
@@ -141,6 +142,25 @@ export class RunEngine {
     const forget = () => this.inFlight.delete(run);
     run.then(forget, forget);
     return run;
+  }
+
+  /**
+   * The thread a request without `config.thread_id` resumes: when it holds only tool results,
+   * for remote calls this process handed to the client from one thread. `@10xscale/agentflow-client`
+   * sends the results of a new thread's calls so (it never reads the thread's id back), and the
+   * Python server starts a new thread and refuses them; here they reach the thread that waits.
+   */
+  private threadAnswered(request: RunRequest): string | undefined {
+    let threadId: string | undefined;
+    for (const message of request.messages) {
+      for (const block of message.content) {
+        if (block.type !== 'tool_result') return undefined;
+        const owner = this.emittedAt.get(block.call_id)?.threadId;
+        if (owner === undefined || (threadId !== undefined && owner !== threadId)) return undefined;
+        threadId = owner;
+      }
+    }
+    return threadId;
   }
 
   /**
@@ -300,7 +320,7 @@ export class RunEngine {
   private logCalls(threadId: string, calls: readonly RemoteCall[]): void {
     const now = performance.now();
     for (const call of calls) {
-      this.remember(call.id, now);
+      this.remember(call.id, now, threadId);
       this.log.info(`Remote call ${call.id} to ${shownValue(call.name)} on ${shownValue(call.node)} sent to the client (thread ${shownValue(threadId)})`, {
         event: 'remote_call',
         thread_id: threadId,
@@ -320,7 +340,7 @@ export class RunEngine {
       for (const block of message.content) {
         const call = block.type === 'tool_result' ? byId.get(block.call_id) : undefined;
         if (!call || block.type !== 'tool_result') continue;
-        const sent = this.emittedAt.get(call.id);
+        const sent = this.emittedAt.get(call.id)?.at;
         this.emittedAt.delete(call.id);
         // Unknown when the call was sent by an earlier process or another instance.
         const duration = sent === undefined ? undefined : Math.round(now - sent);
@@ -332,9 +352,9 @@ export class RunEngine {
     }
   }
 
-  private remember(callId: string, at: number): void {
+  private remember(callId: string, at: number, threadId: string): void {
     // Bounded: calls never answered must not grow the map for the life of the process.
     if (this.emittedAt.size >= MAX_REMEMBERED_CALLS) this.emittedAt.delete(this.emittedAt.keys().next().value as string);
-    this.emittedAt.set(callId, at);
+    this.emittedAt.set(callId, { at, threadId });
   }
 }
