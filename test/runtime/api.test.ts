@@ -1,6 +1,6 @@
 /**
  * `10xgraph api` over real HTTP and WebSocket on loopback: the graph routes, the remote tool
- * cycle through invoke, stream and WebSocket, and every refusal.
+ * cycle through invoke, stream and WebSocket (the real 10xGraph server's wire), and every refusal.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,17 +9,35 @@ import { resolve } from 'node:path';
 import { createApiServer, startApiServer, type ApiServer, type RunningApiServer } from '../../runtime/src/api/index';
 import { ModelNode, StateGraph, ToolNode, END, toolsCondition } from '../../runtime/src/graph/index';
 import { ScriptedModel } from '../../runtime/src/models/index';
-import { ROOT, QUICKSTART_CONFIG, WsSession, buildTestGraph, getJson, latch, postJson, postStream, resultsFor, userText } from './serverHelpers';
+import {
+  ROOT,
+  QUICKSTART_CONFIG,
+  WsSession,
+  buildTestGraph,
+  getJson,
+  isDone,
+  joinLastText,
+  latch,
+  collectMessages,
+  postJson,
+  postStream,
+  findRemoteCalls,
+  resultsFor,
+  userText,
+} from './serverHelpers';
 
 const quiet = { info() {}, warn() {}, error() {} };
 const VERSION = JSON.parse(readFileSync(resolve(ROOT, 'runtime', 'package.json'), 'utf8')).version as string;
+const CHUNK_KEYS = ['data', 'event', 'message', 'metadata', 'run_id', 'state', 'thread_id', 'timestamp'];
 
-function lastText(messages: any[]): string {
-  const last = messages.at(-1);
-  return last.content
-    .filter((b: any) => b.type === 'text')
-    .map((b: any) => b.text)
-    .join('');
+/** The events of chunks, a `message` chunk shown with its role (and `+delta` for a text piece). */
+function describeEvents(chunks: readonly any[]): string[] {
+  return chunks.map((chunk) => (chunk.event === 'message' ? `message:${chunk.message.role}${chunk.message.delta ? '+delta' : ''}` : isDone(chunk) ? 'done' : chunk.event));
+}
+
+/** The events with runs of deltas folded into one, so a test does not depend on how the model cut its text. */
+function describeFoldedEvents(chunks: readonly any[]): string[] {
+  return describeEvents(chunks).filter((event, i, all) => !(event.endsWith('+delta') && all[i - 1] === event));
 }
 
 describe('the quick start served by startApiServer', () => {
@@ -39,6 +57,7 @@ describe('the quick start served by startApiServer', () => {
     assert.equal(graph.status, 200);
     assert.equal(graph.body.data.info.version, VERSION);
     assert.equal(graph.body.data.info.node_count, 2);
+    assert.equal(graph.body.data.info.checkpointer, true);
     assert.deepEqual(graph.body.data.nodes, [
       { id: 'agent', name: 'agent', type: 'model_node' },
       { id: 'TOOL', name: 'TOOL', type: 'tool_node' },
@@ -61,91 +80,112 @@ describe('the quick start served by startApiServer', () => {
   test('unknown routes are 404, wrong methods 405 with Allow, a plain GET of the WebSocket route 426', async () => {
     const missing = await getJson(`${server.url}/v1/nothing`);
     assert.equal(missing.status, 404);
-    assert.equal(missing.body.error.code, 'not_found');
+    assert.equal(missing.body.error.code, 'NOT_FOUND');
+    assert.deepEqual(missing.body.error.details, []);
     const wrong = await postJson(`${server.url}/v1/graph`, {});
     assert.equal(wrong.status, 405);
-    assert.equal(wrong.body.error.code, 'method_not_allowed');
+    assert.equal(wrong.body.error.code, 'METHOD_NOT_ALLOWED');
     assert.equal(wrong.headers.get('allow'), 'GET');
     const get = await getJson(`${server.url}/v1/graph/invoke`);
     assert.equal(get.status, 405);
-    assert.equal((await getJson(`${server.url}/v1/graph/ws`)).status, 426);
+    const plain = await getJson(`${server.url}/v1/graph/ws`);
+    assert.equal(plain.status, 426);
+    assert.equal(plain.body.error.code, 'UPGRADE_REQUIRED');
   });
 
-  test('invoke: remote call, result, answer', async () => {
+  test('invoke: the request echoed, the remote call as a remote_tool_call block, then its result and the answer', async () => {
     const first = await postJson(`${server.url}/v1/graph/invoke`, { messages: [userText('Where am I right now?')] });
     assert.equal(first.status, 200);
     const data = first.body.data;
-    assert.equal(data.status, 'waiting');
-    assert.equal(typeof data.thread_id, 'string');
-    assert.equal(data.pending_remote_calls.length, 1);
-    const call = data.pending_remote_calls[0];
-    assert.deepEqual({ name: call.name, node: call.node, args: call.args }, { name: 'get_user_location', node: 'TOOL', args: {} });
+    assert.deepEqual(Object.keys(data).sort(), ['context', 'messages', 'meta', 'state', 'summary']);
+    assert.equal(data.meta.is_new_thread, true);
+    assert.equal(typeof data.meta.thread_id, 'string');
+    assert.equal(data.state, null, 'state only at full granularity');
     assert.deepEqual(
       data.messages.map((m: any) => m.role),
-      ['assistant', 'tool'],
+      ['user', 'assistant', 'tool'],
     );
-    assert.deepEqual(data.messages[1].content, [{ type: 'remote_tool_call', id: call.id, name: 'get_user_location', args: {} }]);
+    assert.equal(typeof data.messages[0].message_id, 'string');
+    assert.notEqual(data.messages[0].message_id, '', 'the server assigns the id of a message sent without one');
+    const [call] = findRemoteCalls(data.messages);
+    assert.ok(call);
+    const asked = data.messages[1];
+    assert.deepEqual(asked.content, [{ type: 'tool_call', id: call.id, name: 'get_user_location', args: {} }]);
+    assert.deepEqual(asked.tools_calls, [{ id: call.id, type: 'function', function: { name: 'get_user_location', arguments: '{}' } }]);
+    assert.equal(asked.metadata.node_name, 'agent');
+    assert.deepEqual(data.messages[2].content, [{ type: 'remote_tool_call', id: call.id, name: 'get_user_location', args: {}, tool_type: 'remote' }]);
+    assert.deepEqual(data.messages[2].metadata, { is_remote: true, node_name: 'TOOL' });
 
     const second = await postJson(`${server.url}/v1/graph/invoke`, {
       messages: [resultsFor([call], () => ({ latitude: 59.91, longitude: 10.75, city: 'Oslo' }))],
-      config: { thread_id: data.thread_id },
+      config: { thread_id: data.meta.thread_id },
     });
     assert.equal(second.status, 200);
-    assert.equal(second.body.data.thread_id, data.thread_id);
-    assert.equal(second.body.data.status, 'completed');
-    assert.deepEqual(second.body.data.pending_remote_calls, []);
-    assert.equal(second.body.data.messages.length, 1);
-    assert.match(lastText(second.body.data.messages), /get_user_location: \{"latitude":59\.91,"longitude":10\.75,"city":"Oslo"\}/);
+    assert.deepEqual(second.body.data.meta, { is_new_thread: false, thread_id: data.meta.thread_id });
+    assert.deepEqual(findRemoteCalls(second.body.data.messages), []);
+    assert.deepEqual(
+      second.body.data.messages.map((m: any) => m.role),
+      ['tool', 'assistant'],
+    );
+    assert.match(joinLastText(second.body.data.messages), /get_user_location: \{"latitude":59\.91,"longitude":10\.75,"city":"Oslo"\}/);
   });
 
-  test('stream: NDJSON chunks in order, through the remote call and back', async () => {
+  test('stream: NDJSON chunks in order, every key present, through the remote call and back; the text comes as deltas, then whole', async () => {
     const first = await postStream(server.url, { messages: [userText('What is on my clipboard?')] });
     assert.equal(first.status, 200);
-    assert.match(first.contentType ?? '', /^application\/x-ndjson/);
+    assert.match(first.contentType ?? '', /^text\/event-stream/);
+    assert.deepEqual(describeEvents(first.chunks), ['message:user', 'message:assistant', 'message:tool']);
+    for (const chunk of first.chunks) assert.deepEqual(Object.keys(chunk).sort(), CHUNK_KEYS);
+    const threadId = first.chunks[0].thread_id;
+    assert.equal(typeof threadId, 'string');
+    assert.equal(typeof first.chunks[0].run_id, 'string');
+    assert.ok(first.chunks.every((c) => c.thread_id === threadId && c.metadata.thread_id === threadId && c.metadata.is_new_thread === true));
+    const calls = findRemoteCalls(collectMessages(first.chunks));
     assert.deepEqual(
-      first.chunks.map((c) => c.event),
-      ['metadata', 'message', 'message', 'remote_tool_calls', 'end'],
-    );
-    const threadId = first.chunks[0].data.thread_id;
-    assert.equal(typeof first.chunks[0].data.run_id, 'string');
-    const calls = first.chunks[3].data.calls;
-    assert.equal(first.chunks[3].data.thread_id, threadId);
-    assert.deepEqual(
-      calls.map((c: any) => c.name),
+      calls.map((c) => c.name),
       ['read_clipboard'],
     );
-    assert.deepEqual(first.chunks[4].data, { thread_id: threadId, status: 'waiting' });
 
     const second = await postStream(server.url, { messages: [resultsFor(calls, () => 'copied text')], config: { thread_id: threadId } });
-    assert.deepEqual(
-      second.chunks.map((c) => c.event),
-      ['metadata', 'message', 'end'],
-    );
-    assert.match(lastText([second.chunks[1].data]), /read_clipboard: copied text/);
-    assert.deepEqual(second.chunks[2].data, { thread_id: threadId, status: 'completed' });
+    assert.equal(second.status, 200);
+    assert.deepEqual(describeFoldedEvents(second.chunks), ['message:tool', 'message:assistant+delta', 'message:assistant']);
+    assert.ok(second.chunks.every((c) => c.thread_id === threadId && c.metadata.is_new_thread === false));
+    const answer = second.chunks.at(-1).message;
+    assert.match(joinLastText([answer]), /read_clipboard: copied text/);
+    const deltas = second.chunks.filter((c) => c.message?.delta === true).map((c) => c.message);
+    assert.ok(deltas.every((d) => d.message_id === answer.message_id));
+    assert.equal(deltas.map((d) => joinLastText([d])).join(''), joinLastText([answer]));
   });
 
-  test('WebSocket: chunks tagged with the request id; the socket stays open between requests', async () => {
+  test('WebSocket: each run ends with a done; runs on one socket go one after another; the socket stays open between runs', async () => {
     const ws = await WsSession.open(server.url);
     try {
-      const first = await ws.request('r1', { messages: [userText('search for invoices')] });
-      assert.ok(first.every((c) => c.request_id === 'r1'));
+      const first = await ws.run({ invoke_type: 'fresh', messages: [userText('search for invoices')] });
+      assert.deepEqual(describeEvents(first), ['message:user', 'message:assistant', 'message:tool', 'done']);
       assert.deepEqual(
-        first.map((c) => c.event),
-        ['metadata', 'message', 'message', 'remote_tool_calls', 'end'],
+        { ...first.at(-1), timestamp: 0 },
+        { event: 'updates', data: { status: 'done' }, message: null, state: null, thread_id: null, run_id: null, metadata: null, timestamp: 0 },
       );
-      const calls = first[3].data.calls;
-      assert.deepEqual(calls[0].args, { query: 'invoices' });
-      const threadId = first[0].data.thread_id;
-      const second = await ws.request('r2', { messages: [resultsFor(calls, () => [{ id: 7, title: 'Invoice 7' }])], config: { thread_id: threadId } });
+      const calls = findRemoteCalls(collectMessages(first));
+      assert.deepEqual(calls[0]!.args, { query: 'invoices' });
+      const threadId = first[0].thread_id;
+      const second = await ws.run({ invoke_type: 'resume', tool_result: [resultsFor(calls, () => [{ id: 7, title: 'Invoice 7' }])], config: { thread_id: threadId } });
+      assert.deepEqual(describeFoldedEvents(second), ['message:tool', 'message:assistant+delta', 'message:assistant', 'done']);
+      assert.match(joinLastText(collectMessages(second)), /search_local_database: \[\{"id":7,"title":"Invoice 7"\}\]/);
+
+      // Two frames at once: the second run starts after the first one's done, never interleaved.
+      ws.send({ invoke_type: 'fresh', messages: [userText('hello')], config: { thread_id: threadId } });
+      ws.send({ invoke_type: 'fresh', messages: [userText('where am i')] });
+      const third = await ws.next();
+      const fourth = await ws.next();
+      assert.ok(third.slice(0, -1).every((c) => c.thread_id === threadId));
+      assert.match(joinLastText(collectMessages(third)), /^I can tell the time/);
+      assert.ok(fourth.slice(0, -1).every((c) => c.thread_id !== threadId && c.thread_id === fourth[0].thread_id));
       assert.deepEqual(
-        second.map((c) => c.event),
-        ['metadata', 'message', 'end'],
+        findRemoteCalls(collectMessages(fourth)).map((c) => c.name),
+        ['get_user_location'],
       );
-      assert.match(lastText([second[1].data]), /search_local_database: \[\{"id":7,"title":"Invoice 7"\}\]/);
-      assert.equal(second[2].data.status, 'completed');
-      const third = await ws.request('r3', { messages: [userText('hello')], config: { thread_id: threadId } });
-      assert.equal(third.at(-1).data.status, 'completed');
+      assert.ok(third[0].timestamp <= fourth[0].timestamp);
     } finally {
       await ws.close();
     }
@@ -153,22 +193,24 @@ describe('the quick start served by startApiServer', () => {
 
   test('two remote calls in one turn need both results', async () => {
     const first = await postJson(`${server.url}/v1/graph/invoke`, { messages: [userText("Where am I, and what's on my clipboard?")] });
-    const { thread_id: threadId, pending_remote_calls: calls } = first.body.data;
-    assert.deepEqual(calls.map((c: any) => c.name).sort(), ['get_user_location', 'read_clipboard']);
-    const location = calls.find((c: any) => c.name === 'get_user_location');
-    const clipboard = calls.find((c: any) => c.name === 'read_clipboard');
+    const threadId = first.body.data.meta.thread_id;
+    const calls = findRemoteCalls(first.body.data.messages);
+    assert.deepEqual(calls.map((c) => c.name).sort(), ['get_user_location', 'read_clipboard']);
+    const location = calls.find((c) => c.name === 'get_user_location')!;
+    const clipboard = calls.find((c) => c.name === 'read_clipboard')!;
 
     const partial = await postJson(`${server.url}/v1/graph/invoke`, { messages: [resultsFor([location], () => 'Oslo')], config: { thread_id: threadId } });
-    assert.equal(partial.status, 400);
-    assert.equal(partial.body.error.code, 'missing_tool_results');
+    assert.equal(partial.status, 422);
+    assert.equal(partial.body.error.code, 'MISSING_TOOL_RESULTS');
     assert.match(partial.body.error.message, new RegExp(clipboard.id));
+    assert.deepEqual(partial.body.error.details[0].loc, ['body', 'messages']);
 
     const both = await postJson(`${server.url}/v1/graph/invoke`, {
       messages: [resultsFor([location], () => 'Oslo'), resultsFor([clipboard], () => 'secret note')],
       config: { thread_id: threadId },
     });
     assert.equal(both.status, 200);
-    const answer = lastText(both.body.data.messages);
+    const answer = joinLastText(both.body.data.messages);
     assert.match(answer, /get_user_location: Oslo/);
     assert.match(answer, /read_clipboard: secret note/);
   });
@@ -176,101 +218,117 @@ describe('the quick start served by startApiServer', () => {
   test('a server tool and a remote tool in one turn', async () => {
     const first = await postJson(`${server.url}/v1/graph/invoke`, { messages: [userText('What time is it, and where am I?')] });
     const data = first.body.data;
+    const calls = findRemoteCalls(data.messages);
     assert.deepEqual(
-      data.pending_remote_calls.map((c: any) => c.name),
+      calls.map((c) => c.name),
       ['get_user_location'],
     );
     const serverResults = data.messages.flatMap((m: any) => m.content).filter((b: any) => b.type === 'tool_result');
     assert.equal(serverResults.length, 1);
     assert.equal(serverResults[0].status, 'completed');
+    assert.equal(serverResults[0].is_error, false);
     assert.match(serverResults[0].output, /^\d{4}-\d\d-\d\dT/);
-    const second = await postJson(`${server.url}/v1/graph/invoke`, { messages: [resultsFor(data.pending_remote_calls, () => 'Oslo')], config: { thread_id: data.thread_id } });
-    const answer = lastText(second.body.data.messages);
+    const second = await postJson(`${server.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'Oslo')], config: { thread_id: data.meta.thread_id } });
+    const answer = joinLastText(second.body.data.messages);
     assert.match(answer, /get_time: \d{4}-/);
     assert.match(answer, /get_user_location: Oslo/);
   });
 
-  test('results for an unknown or an already answered call id are 400 unknown_call_id', async () => {
+  test('results for an unknown or an already answered call id are 422 UNKNOWN_CALL_ID', async () => {
     const stray = await postJson(`${server.url}/v1/graph/invoke`, {
-      messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'call_nope', output: 1, status: 'completed' }] }],
+      messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'call_nope', output: 1, is_error: false, status: 'completed' }] }],
     });
-    assert.equal(stray.status, 400);
-    assert.equal(stray.body.error.code, 'unknown_call_id');
+    assert.equal(stray.status, 422);
+    assert.equal(stray.body.error.code, 'UNKNOWN_CALL_ID');
     assert.match(stray.body.error.message, /call_nope/);
 
     const first = await postJson(`${server.url}/v1/graph/invoke`, { messages: [userText('where am I')] });
-    const { thread_id: threadId, pending_remote_calls: calls } = first.body.data;
+    const threadId = first.body.data.meta.thread_id;
+    const calls = findRemoteCalls(first.body.data.messages);
     const answer = await postJson(`${server.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'Oslo')], config: { thread_id: threadId } });
     assert.equal(answer.status, 200);
     const again = await postJson(`${server.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'Oslo')], config: { thread_id: threadId } });
-    assert.equal(again.status, 400);
-    assert.equal(again.body.error.code, 'unknown_call_id');
+    assert.equal(again.status, 422);
+    assert.equal(again.body.error.code, 'UNKNOWN_CALL_ID');
     // The refused request changed nothing: the thread still takes a new question.
     const next = await postStream(server.url, { messages: [userText('where am I')], config: { thread_id: threadId } });
-    assert.equal(next.chunks.at(-1).data.status, 'waiting');
+    assert.equal(findRemoteCalls(collectMessages(next.chunks)).length, 1);
   });
 
-  test('bad bodies: 400 invalid JSON, 415 not JSON, 422 naming the field, 413 too large', async () => {
+  test('bad bodies: 422 for invalid JSON and for a field (named, with details), 415 not JSON, 413 too large', async () => {
     const url = `${server.url}/v1/graph/invoke`;
     const broken = await postJson(url, '{"messages": [');
-    assert.equal(broken.status, 400);
-    assert.equal(broken.body.error.code, 'invalid_json');
+    assert.equal(broken.status, 422);
+    assert.equal(broken.body.error.code, 'VALIDATION_ERROR');
+    assert.equal(broken.body.error.details[0].type, 'json_invalid');
 
     const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
     assert.equal(response.status, 415);
-    assert.equal((await response.json()).error.code, 'unsupported_media_type');
+    assert.equal((await response.json()).error.code, 'UNSUPPORTED_MEDIA_TYPE');
 
-    for (const [body, field] of [
-      [{ messages: 'hello' }, "'messages'"],
-      [{ messages: [] }, "'messages'"],
-      [{ messages: [{ role: 'system', content: [] }] }, "'messages[0].role'"],
-      [{ messages: [{ role: 'user', content: 'hi' }] }, "'messages[0].content'"],
-      [{ messages: [userText('hi'), { role: 'tool', content: [{ type: 'tool_result', call_id: 42, status: 'completed' }] }] }, "'messages[1].content[0].call_id'"],
-      [{ messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'c', status: 'done' }] }] }, "'messages[0].content[0].status'"],
-      [{ messages: [{ role: 'user', content: [{ type: 'image' }] }] }, "'messages[0].content[0].type'"],
-      [{ messages: [userText('hi')], config: { thread_id: 5 } }, "'config.thread_id'"],
-      [{ messages: [userText('hi')], recursion_limit: '5' }, "'recursion_limit'"],
-      [{ messages: [userText('hi')], recursion_limit: 0 }, "'recursion_limit'"],
-    ] as const) {
+    const cases: Array<[unknown, string, Array<string | number>]> = [
+      [{ messages: 'hello' }, "'messages'", ['body', 'messages']],
+      [{ messages: [] }, "'messages'", ['body', 'messages']],
+      [{ messages: [{ role: 'robot', content: [] }] }, "'messages[0].role'", ['body', 'messages', 0, 'role']],
+      [{ messages: [{ role: 'user', content: 42 }] }, "'messages[0].content'", ['body', 'messages', 0, 'content']],
+      [
+        { messages: [userText('hi'), { role: 'tool', content: [{ type: 'tool_result', call_id: 42, status: 'completed' }] }] },
+        "'messages[1].content[0].call_id'",
+        ['body', 'messages', 1, 'content', 0, 'call_id'],
+      ],
+      [
+        { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'c', status: 'done' }] }] },
+        "'messages[0].content[0].status'",
+        ['body', 'messages', 0, 'content', 0, 'status'],
+      ],
+      [{ messages: [{ role: 'user', content: [{ type: 'image' }] }] }, "'messages[0].content[0].type'", ['body', 'messages', 0, 'content', 0, 'type']],
+      [{ messages: [userText('hi')], config: { thread_id: 'a b' } }, "'config.thread_id'", ['body', 'config', 'thread_id']],
+      [{ messages: [userText('hi')], recursion_limit: '5' }, "'recursion_limit'", ['body', 'recursion_limit']],
+      [{ messages: [userText('hi')], recursion_limit: 0 }, "'recursion_limit'", ['body', 'recursion_limit']],
+      [{ messages: [userText('hi')], response_granularity: 'most' }, "'response_granularity'", ['body', 'response_granularity']],
+    ];
+    for (const [body, field, loc] of cases) {
       const answer = await postJson(url, body);
       assert.equal(answer.status, 422, JSON.stringify(body));
-      assert.equal(answer.body.error.code, 'invalid_request');
+      assert.equal(answer.body.error.code, 'VALIDATION_ERROR');
       assert.ok(answer.body.error.message.includes(field), `${answer.body.error.message} names ${field}`);
+      assert.deepEqual(answer.body.error.details[0].loc, loc, JSON.stringify(body));
     }
 
     const big = await postJson(url, { messages: [userText('x'.repeat(1024 * 1024 + 10))] });
     assert.equal(big.status, 413);
-    assert.equal(big.body.error.code, 'body_too_large');
+    assert.equal(big.body.error.code, 'REQUEST_TOO_LARGE');
     assert.equal((await getJson(`${server.url}/ping`)).status, 200);
   });
 
   test('stream refusals are plain JSON errors with their status', async () => {
     const answer = await postStream(server.url, { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'call_nope', output: 1, status: 'completed' }] }] });
-    assert.equal(answer.status, 400);
+    assert.equal(answer.status, 422);
     assert.match(answer.contentType ?? '', /^application\/json/);
-    assert.equal(answer.chunks[0].error.code, 'unknown_call_id');
+    assert.equal(answer.chunks[0].error.code, 'UNKNOWN_CALL_ID');
   });
 
-  test('WebSocket: a bad frame gets an error and an end, and the socket stays open', async () => {
+  test('WebSocket: a bad frame gets an error chunk and a done, and the socket stays open', async () => {
     const ws = await WsSession.open(server.url);
     try {
       ws.sendRaw('not json');
-      const bad = await ws.until(null);
-      assert.deepEqual(
-        bad.map((c) => c.event),
-        ['error', 'end'],
-      );
-      assert.equal(bad[0].data.code, 'invalid_json');
-      assert.equal(bad[1].data.status, 'error');
-      const wrong = await ws.request('w1', { messages: [{ role: 'robot', content: [] }] });
-      assert.deepEqual(
-        wrong.map((c) => c.event),
-        ['error', 'end'],
-      );
-      assert.equal(wrong[0].data.code, 'invalid_request');
-      assert.match(wrong[0].data.message, /messages\[0\]\.role/);
-      const good = await ws.request('w2', { messages: [userText('hello')] });
-      assert.equal(good.at(-1).data.status, 'completed');
+      const bad = await ws.next();
+      assert.deepEqual(describeEvents(bad), ['error', 'done']);
+      assert.equal(bad[0].data.code, 'VALIDATION_ERROR');
+      assert.match(bad[0].data.reason, /^Invalid request: /);
+      for (const [frame, reason] of [
+        [{ invoke_type: 'fresh', messages: [{ role: 'robot', content: [] }] }, /messages\[0\]\.role/],
+        [{ invoke_type: 'resume', tool_result: [resultsFor([{ id: 'c1', name: 'x', args: {} }], () => 1)] }, /config\.thread_id/],
+        [{ invoke_type: 'replay', messages: [userText('hello')] }, /invoke_type must be "fresh" or "resume"/],
+      ] as const) {
+        const wrong = await ws.run(frame);
+        assert.deepEqual(describeEvents(wrong), ['error', 'done'], JSON.stringify(frame));
+        assert.equal(wrong[0].data.code, 'VALIDATION_ERROR');
+        assert.match(wrong[0].data.reason, reason);
+      }
+      const good = await ws.run({ invoke_type: 'fresh', messages: [userText('hello')] });
+      assert.match(joinLastText(collectMessages(good)), /^I can tell the time/);
+      assert.ok(isDone(good.at(-1)));
     } finally {
       await ws.close();
     }
@@ -303,25 +361,21 @@ describe('a thread that is running', () => {
   });
   after(() => api.close());
 
-  test('refuses a second run with 409 thread_busy over HTTP, stream and WebSocket, and is free again after', async () => {
+  test('refuses a second run with 409 THREAD_BUSY over HTTP, stream and WebSocket, and is free again after', async () => {
     const threadId = 'busy-thread';
     const running = postJson(`${url}/v1/graph/invoke`, { messages: [userText('run the slow tool')], config: { thread_id: threadId } });
     await entered.promise;
     const second = await postJson(`${url}/v1/graph/invoke`, { messages: [userText('hello')], config: { thread_id: threadId } });
     assert.equal(second.status, 409);
-    assert.equal(second.body.error.code, 'thread_busy');
+    assert.equal(second.body.error.code, 'THREAD_BUSY');
     assert.match(second.body.error.message, /busy-thread/);
     const streamed = await postStream(url, { messages: [userText('hello')], config: { thread_id: threadId } });
     assert.equal(streamed.status, 409);
+    assert.equal(streamed.chunks[0].error.code, 'THREAD_BUSY');
     const ws = await WsSession.open(url);
-    const viaWs = await ws.request('b1', { messages: [userText('hello')], config: { thread_id: threadId } });
-    assert.deepEqual(
-      viaWs.map((c) => [c.event, c.data.code ?? c.data.status]),
-      [
-        ['error', 'thread_busy'],
-        ['end', 'error'],
-      ],
-    );
+    const viaWs = await ws.run({ invoke_type: 'fresh', messages: [userText('hello')], config: { thread_id: threadId } });
+    assert.deepEqual(describeEvents(viaWs), ['error', 'done']);
+    assert.equal(viaWs[0].data.code, 'THREAD_BUSY');
     await ws.close();
     // Another thread is not held up.
     const other = await postJson(`${url}/v1/graph/invoke`, { messages: [userText('hello')] });
@@ -330,7 +384,7 @@ describe('a thread that is running', () => {
     gate.release();
     const first = await running;
     assert.equal(first.status, 200);
-    assert.match(lastText(first.body.data.messages), /slow_tool: finally/);
+    assert.match(joinLastText(first.body.data.messages), /slow_tool: finally/);
     const after = await postJson(`${url}/v1/graph/invoke`, { messages: [userText('hello')], config: { thread_id: threadId } });
     assert.equal(after.status, 200);
   });
@@ -354,31 +408,30 @@ describe('the recursion limit', () => {
   });
   after(() => api.close());
 
-  test('ends the run with recursion_limit_exceeded (400 on invoke) and leaves the thread usable', async () => {
+  test('ends the run with GRAPH_RECURSION_LIMIT_EXCEEDED (400 on invoke, an error chunk on stream) and leaves the thread usable', async () => {
     const answer = await postJson(`${url}/v1/graph/invoke`, { messages: [userText('go')], config: { thread_id: 'loop' }, recursion_limit: 5 });
     assert.equal(answer.status, 400);
-    assert.equal(answer.body.error.code, 'recursion_limit_exceeded');
+    assert.equal(answer.body.error.code, 'GRAPH_RECURSION_LIMIT_EXCEEDED');
     assert.match(answer.body.error.message, /recursion_limit 5/);
     const record = (await api.store.load('loop'))!;
     assert.equal(record.running, false);
     assert.equal(record.status, 'completed');
     assert.equal(record.checkpoint.state.messages.length, 6);
-    assert.equal(record.lastError?.code, 'recursion_limit_exceeded');
+    assert.equal(record.lastError?.code, 'GRAPH_RECURSION_LIMIT_EXCEEDED');
 
     const streamed = await postStream(url, { messages: [userText('again')], config: { thread_id: 'loop' }, recursion_limit: 3 });
     assert.equal(streamed.status, 200);
-    assert.deepEqual(
-      streamed.chunks.slice(-2).map((c) => c.event),
-      ['error', 'end'],
-    );
-    assert.equal(streamed.chunks.at(-2).data.code, 'recursion_limit_exceeded');
-    assert.deepEqual(streamed.chunks.at(-1).data, { thread_id: 'loop', status: 'error' });
+    const error = streamed.chunks.at(-1);
+    assert.equal(error.event, 'error');
+    assert.equal(error.data.code, 'GRAPH_RECURSION_LIMIT_EXCEEDED');
+    assert.match(error.data.reason, /recursion_limit 3/);
+    assert.equal(error.thread_id, 'loop');
     assert.equal((await api.store.load('loop'))!.checkpoint.state.messages.length, 10);
   });
 
   test('a limit of one step is said in the singular', async () => {
     const answer = await postJson(`${url}/v1/graph/invoke`, { messages: [userText('go')], config: { thread_id: 'one-step' }, recursion_limit: 1 });
-    assert.equal(answer.body.error.code, 'recursion_limit_exceeded');
+    assert.equal(answer.body.error.code, 'GRAPH_RECURSION_LIMIT_EXCEEDED');
     assert.match(answer.body.error.message, /^The run took more than 1 step without ending \(recursion_limit 1\)/);
   });
 });
@@ -397,7 +450,7 @@ describe('bearer token', () => {
     for (const path of ['/v1/graph', '/v1/graph/tools']) {
       const refused = await getJson(`${url}${path}`);
       assert.equal(refused.status, 401, path);
-      assert.equal(refused.body.error.code, 'unauthorized');
+      assert.equal(refused.body.error.code, 'INVALID_TOKEN');
       assert.match(refused.headers.get('www-authenticate') ?? '', /^Bearer/);
       assert.equal((await getJson(`${url}${path}`, { authorization: 'Bearer wrong' })).status, 401);
       assert.equal((await getJson(`${url}${path}`, { authorization: 'Bearer s3cret' })).status, 200);
@@ -408,12 +461,23 @@ describe('bearer token', () => {
     assert.equal((await postStream(url, { messages: [userText('hello')] })).status, 401);
   });
 
-  test('WebSocket takes it as a header or as ?token=', async () => {
+  test('WebSocket takes it as a header, as ?token= or after the 10xgraph-bearer (or agentflow-bearer) subprotocol', async () => {
     await assert.rejects(WsSession.open(url), (error: any) => error.status === 401);
     await assert.rejects(WsSession.open(url, { query: '?token=wrong' }), (error: any) => error.status === 401);
-    for (const ws of [await WsSession.open(url, { token: 's3cret' }), await WsSession.open(url, { query: '?token=s3cret' })]) {
-      const chunks = await ws.request('t', { messages: [userText('hello')] });
-      assert.equal(chunks.at(-1).data.status, 'completed');
+    await assert.rejects(WsSession.open(url, { protocols: ['10xgraph-bearer', 'wrong'] }), (error: any) => error.status === 401);
+    const sessions = [
+      await WsSession.open(url, { token: 's3cret' }),
+      await WsSession.open(url, { query: '?token=s3cret' }),
+      await WsSession.open(url, { protocols: ['10xgraph-bearer', 's3cret'] }),
+      await WsSession.open(url, { protocols: ['agentflow-bearer', 's3cret'] }),
+    ];
+    assert.deepEqual(
+      sessions.map((ws) => ws.socket.protocol),
+      ['', '', '10xgraph-bearer', 'agentflow-bearer'],
+    );
+    for (const ws of sessions) {
+      const chunks = await ws.run({ invoke_type: 'fresh', messages: [userText('hello')] });
+      assert.equal(joinLastText(collectMessages(chunks)), 'No tool needed.');
       await ws.close();
     }
   });

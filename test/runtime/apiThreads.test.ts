@@ -1,6 +1,7 @@
 /**
  * Threads over time and in numbers: a waiting thread survives a server restart (and a crash mid
- * run), and 100 threads running the remote tool loop at once never mix up their calls.
+ * run), 100 threads running the remote tool loop at once never mix up their calls, and neither do
+ * 20 conversations on one WebSocket, whose runs go one after another.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,17 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createApiServer, SCHEMA_VERSION, startApiServer, type ApiServer } from '../../runtime/src/api/index';
-import { QUICKSTART_CONFIG, WsSession, buildTestGraph, postJson, postStream, resultsFor, userText } from './serverHelpers';
+import { QUICKSTART_CONFIG, WsSession, buildTestGraph, isDone, joinLastText, collectMessages, postJson, postStream, findRemoteCalls, resultsFor, userText } from './serverHelpers';
 
 const quiet = { info() {}, warn() {}, error() {} };
-
-function lastText(messages: any[]): string {
-  return messages
-    .at(-1)
-    .content.filter((b: any) => b.type === 'text')
-    .map((b: any) => b.text)
-    .join('');
-}
 
 describe('a restart between the remote call and its result', () => {
   const folder = mkdtempSync(join(tmpdir(), '10xgraph-threads-'));
@@ -29,16 +22,17 @@ describe('a restart between the remote call and its result', () => {
   test('the thread resumes on the new server, nothing lost', async () => {
     let server = await startApiServer({ configPath: QUICKSTART_CONFIG, port: 0, db, token: '', log: quiet });
     const first = await postJson(`${server.url}/v1/graph/invoke`, { messages: [userText('What time is it and where am I?')] });
-    assert.equal(first.body.data.status, 'waiting');
-    const { thread_id: threadId, pending_remote_calls: calls } = first.body.data;
+    const threadId = first.body.data.meta.thread_id;
+    const calls = findRemoteCalls(first.body.data.messages);
+    assert.equal(calls.length, 1);
     await server.close();
 
     server = await startApiServer({ configPath: QUICKSTART_CONFIG, port: 0, db, token: '', log: quiet });
     try {
       const second = await postJson(`${server.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'Bergen')], config: { thread_id: threadId } });
       assert.equal(second.status, 200);
-      assert.equal(second.body.data.status, 'completed');
-      const answer = lastText(second.body.data.messages);
+      assert.deepEqual(findRemoteCalls(second.body.data.messages), []);
+      const answer = joinLastText(second.body.data.messages);
       // The server tool's result came before the restart; the remote one after it.
       assert.match(answer, /get_time: \d{4}-/);
       assert.match(answer, /get_user_location: Bergen/);
@@ -55,8 +49,9 @@ describe('a restart between the remote call and its result', () => {
   test('a database of schema 1 with a running flag left by a crash is migrated and its thread resumes', async () => {
     let server = await startApiServer({ configPath: QUICKSTART_CONFIG, port: 0, db, token: '', log: quiet });
     const first = await postStream(server.url, { messages: [userText('read my clipboard')] });
-    const threadId = first.chunks[0].data.thread_id;
-    const calls = first.chunks.find((c) => c.event === 'remote_tool_calls').data.calls;
+    const threadId = first.chunks[0].thread_id;
+    const calls = findRemoteCalls(collectMessages(first.chunks));
+    assert.equal(calls.length, 1);
     await server.close();
     // Back to the first releases' schema, as a process that died mid-run left it.
     const raw = new Database(db);
@@ -67,13 +62,17 @@ describe('a restart between the remote call and its result', () => {
     server = await startApiServer({ configPath: QUICKSTART_CONFIG, port: 0, db, token: '', log: quiet });
     try {
       const ws = await WsSession.open(server.url);
-      const chunks = await ws.request('after-crash', { messages: [resultsFor(calls, () => 'clip')], config: { thread_id: threadId } });
+      const chunks = await ws.run({ invoke_type: 'resume', tool_result: [resultsFor(calls, () => 'clip')], config: { thread_id: threadId } });
       await ws.close();
-      assert.deepEqual(
-        chunks.map((c) => c.event),
-        ['metadata', 'message', 'end'],
+      assert.ok(
+        chunks.every((c) => c.event === 'message' || isDone(c)),
+        JSON.stringify(chunks),
       );
-      assert.match(lastText([chunks[1].data]), /read_clipboard: clip/);
+      assert.deepEqual(
+        collectMessages(chunks).map((m) => m.role),
+        ['tool', 'assistant'],
+      );
+      assert.match(joinLastText(collectMessages(chunks)), /read_clipboard: clip/);
     } finally {
       await server.close();
     }
@@ -101,13 +100,14 @@ describe('100 threads at once', () => {
     const runs = Array.from({ length: 100 }, async (_, i) => {
       const first = await postJson(`${url}/v1/graph/invoke`, { messages: [userText(`search for item-${i}`)] });
       assert.equal(first.status, 200);
-      const { thread_id: threadId, pending_remote_calls: calls } = first.body.data;
+      const threadId = first.body.data.meta.thread_id;
+      const calls = findRemoteCalls(first.body.data.messages);
       assert.equal(calls.length, 1);
-      assert.deepEqual(calls[0].args, { query: `item-${i}` });
+      assert.deepEqual(calls[0]!.args, { query: `item-${i}` });
       const second = await postJson(`${url}/v1/graph/invoke`, { messages: [resultsFor(calls, (call: any) => `result-for-${call.args.query}`)], config: { thread_id: threadId } });
       assert.equal(second.status, 200);
-      assert.equal(second.body.data.thread_id, threadId);
-      const answer = lastText(second.body.data.messages);
+      assert.equal(second.body.data.meta.thread_id, threadId);
+      const answer = joinLastText(second.body.data.messages);
       assert.equal(answer, `Here is what the tools returned:\nsearch_local_database: result-for-item-${i}`);
       return threadId as string;
     });
@@ -115,20 +115,35 @@ describe('100 threads at once', () => {
     assert.equal(new Set(threads).size, 100);
   });
 
-  test('requests multiplexed on one WebSocket keep to their own ids and threads', async () => {
+  test('20 conversations on one WebSocket, their frames sent at once: the runs go one after another in order, each ended by its done, none mixed up', async () => {
     const ws = await WsSession.open(url);
     try {
-      const runs = Array.from({ length: 20 }, async (_, i) => {
-        const first = await ws.request(`a${i}`, { messages: [userText(`search for doc-${i}`)] });
-        const threadId = first[0].data.thread_id;
-        const calls = first.find((c) => c.event === 'remote_tool_calls').data.calls;
-        assert.deepEqual(calls[0].args, { query: `doc-${i}` });
-        const second = await ws.request(`b${i}`, { messages: [resultsFor(calls, () => `hit-${i}`)], config: { thread_id: threadId } });
-        assert.ok(second.every((c) => c.request_id === `b${i}`));
-        assert.equal(second[0].data.thread_id, threadId);
-        assert.match(lastText([second[1].data]), new RegExp(`search_local_database: hit-${i}$`));
-      });
-      await Promise.all(runs);
+      for (let i = 0; i < 20; i++) ws.send({ invoke_type: 'fresh', messages: [userText(`search for doc-${i}`)] });
+      const asked: Array<{ threadId: string; calls: ReturnType<typeof findRemoteCalls> }> = [];
+      for (let i = 0; i < 20; i++) {
+        const run = await ws.next();
+        assert.ok(isDone(run.at(-1)));
+        const threadId = run[0].thread_id;
+        assert.ok(
+          run.slice(0, -1).every((c) => c.thread_id === threadId),
+          `run ${i} carries chunks of another thread`,
+        );
+        const calls = findRemoteCalls(collectMessages(run));
+        assert.deepEqual(
+          calls.map((call) => call.args),
+          [{ query: `doc-${i}` }],
+        );
+        asked.push({ threadId, calls });
+      }
+      assert.equal(new Set(asked.map((run) => run.threadId)).size, 20);
+      for (const [i, { threadId, calls }] of asked.entries()) {
+        ws.send({ invoke_type: 'resume', tool_result: [resultsFor(calls, () => `hit-${i}`)], config: { thread_id: threadId } });
+      }
+      for (const [i, { threadId }] of asked.entries()) {
+        const run = await ws.next();
+        assert.ok(run.slice(0, -1).every((c) => c.thread_id === threadId));
+        assert.match(joinLastText(collectMessages(run)), new RegExp(`search_local_database: hit-${i}$`));
+      }
     } finally {
       await ws.close();
     }

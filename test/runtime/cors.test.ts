@@ -2,7 +2,8 @@
  * CORS and origins on `10xgraph api`, over raw HTTP on loopback (browsers are the other helper's
  * suite): preflights, the allowed origin echoed (never `*`), `Vary: Origin`, loopback origins
  * without a token and only listed ones with a token, the WebSocket upgrade judged by the same
- * list, the token in `Sec-WebSocket-Protocol`, refusals without CORS headers and with one log line,
+ * list, the token in `Sec-WebSocket-Protocol` after the `10xgraph-bearer` sentinel, refusals without
+ * CORS headers and with one log line,
  * and bad origins and origin lists.
  */
 import { after, before, describe, test } from 'node:test';
@@ -13,12 +14,12 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { createApiServer, type ApiServer } from '../../runtime/src/api/index';
 import { TenxGraphClient } from '../../client-sdk/src';
+import { textOf } from '../../client-sdk/src/wire';
 import { poll } from '../support/poll';
 import { ROOT, QUICKSTART_CONFIG, buildTestGraph, userText } from './serverHelpers';
 import { CapturedLog, closesWithin, corsHeadersOf, handshake, send } from './rawSocket';
 
 const TOKEN = 'cors-s3cret';
-const TOKEN_B64 = Buffer.from(TOKEN).toString('base64url');
 const INVOKE_BODY = JSON.stringify({ messages: [userText('hello')] });
 
 async function serve(options: { token?: string; corsOrigins?: string[] } = {}): Promise<{ api: ApiServer; port: number; log: CapturedLog }> {
@@ -68,7 +69,7 @@ describe('CORS without a token', () => {
     const stream = await send(port, 'POST', '/v1/graph/stream', { 'content-type': 'application/json', origin: 'http://localhost:5173' }, INVOKE_BODY);
     assert.equal(stream.status, 200);
     assert.equal(stream.headers['access-control-allow-origin'], 'http://localhost:5173');
-    assert.match(stream.body, /"event":"end"/);
+    assert.equal(JSON.parse(stream.body.trim().split('\n').at(-1)!).message.role, 'assistant', 'the stream ends with the answer');
     const plain = await send(port, 'GET', '/v1/graph');
     assert.equal(plain.status, 200);
     assert.deepEqual(corsHeadersOf(plain), {});
@@ -79,19 +80,27 @@ describe('CORS without a token', () => {
     assert.equal(missing.headers['access-control-allow-origin'], 'http://localhost:5173');
   });
 
-  test('the thread routes answer preflights with their own methods, and a page reads a thread', async () => {
+  test('the thread routes and stop answer preflights with their own methods, and a page reads a thread', async () => {
     const read = await preflight(port, 'http://localhost:5173', '/v1/threads/t-1', { 'access-control-request-method': 'GET' });
     assert.equal(read.status, 204);
     assert.equal(read.headers['access-control-allow-origin'], 'http://localhost:5173');
     assert.deepEqual(String(read.headers['access-control-allow-methods']).split(/, */).sort(), ['DELETE', 'GET']);
-    const cancel = await preflight(port, 'http://localhost:5173', '/v1/threads/t-1/cancel');
-    assert.equal(cancel.status, 204);
-    assert.equal(cancel.headers['access-control-allow-methods'], 'POST');
+    const state = await preflight(port, 'http://localhost:5173', '/v1/threads/t-1/state', { 'access-control-request-method': 'PUT' });
+    assert.equal(state.status, 204);
+    assert.deepEqual(String(state.headers['access-control-allow-methods']).split(/, */).sort(), ['DELETE', 'GET', 'PUT']);
+    const stop = await preflight(port, 'http://localhost:5173', '/v1/graph/stop');
+    assert.equal(stop.status, 204);
+    assert.equal(stop.headers['access-control-allow-methods'], 'POST');
     const refused = await preflight(port, 'http://evil.example', '/v1/threads/t-1', { 'access-control-request-method': 'DELETE' });
     assert.equal(refused.status, 403);
     assert.equal(refused.headers['access-control-allow-origin'], undefined);
-    const missing = await send(port, 'GET', '/v1/threads/no-such-thread', { origin: 'http://localhost:5173' });
+    const absent = await send(port, 'GET', '/v1/threads/no-such-thread', { origin: 'http://localhost:5173' });
+    assert.equal(absent.status, 200);
+    assert.equal(JSON.parse(absent.body).data.thread_data.thread, null);
+    assert.equal(absent.headers['access-control-allow-origin'], 'http://localhost:5173');
+    const missing = await send(port, 'GET', '/v1/threads/no-such-thread/messages/m-1', { origin: 'http://localhost:5173' });
     assert.equal(missing.status, 404);
+    assert.equal(JSON.parse(missing.body).error.code, 'RESOURCE_NOT_FOUND');
     assert.equal(missing.headers['access-control-allow-origin'], 'http://localhost:5173');
   });
 
@@ -105,7 +114,7 @@ describe('CORS without a token', () => {
       for (const answer of [await preflight(port, origin), await send(port, 'POST', '/v1/graph/invoke', { 'content-type': 'application/json', origin }, INVOKE_BODY)]) {
         assert.equal(answer.status, 403, origin);
         assert.deepEqual(corsHeadersOf(answer), {}, origin);
-        assert.equal(JSON.parse(answer.body).error.code, 'origin_not_allowed');
+        assert.equal(JSON.parse(answer.body).error.code, 'ORIGIN_NOT_ALLOWED');
       }
       const lines = log.mentioning(origin).slice(before);
       assert.equal(lines.length, 2, `one line per refusal naming ${origin}: ${JSON.stringify(lines)}`);
@@ -143,12 +152,16 @@ describe('CORS without a token', () => {
     assert.doesNotMatch(forged.line, /[\u0080-\u009f]/);
   });
 
-  test('the WebSocket upgrade is judged by the same origins, and answers with the 10xgraph subprotocol', async () => {
+  test('the WebSocket upgrade is judged by the same origins; it needs no subprotocol, and echoes the bearer sentinel when offered', async () => {
     for (const origin of ['http://localhost:5173', 'https://app.example.com']) {
-      const shake = await handshake(port, '/v1/graph/ws', { host: `127.0.0.1:${port}`, origin, 'sec-websocket-protocol': '10xgraph' });
-      assert.equal(shake.status, 101, origin);
-      assert.equal(shake.headers['sec-websocket-protocol'], '10xgraph');
-      shake.socket.destroy();
+      const plain = await handshake(port, '/v1/graph/ws', { host: `127.0.0.1:${port}`, origin });
+      assert.equal(plain.status, 101, origin);
+      assert.equal(plain.headers['sec-websocket-protocol'], undefined);
+      plain.socket.destroy();
+      const offered = await handshake(port, '/v1/graph/ws', { host: `127.0.0.1:${port}`, origin, 'sec-websocket-protocol': '10xgraph-bearer, unused' });
+      assert.equal(offered.status, 101, origin);
+      assert.equal(offered.headers['sec-websocket-protocol'], '10xgraph-bearer');
+      offered.socket.destroy();
     }
     for (const origin of ['https://evil.example', 'http://127.attacker.example', 'null']) {
       const shake = await handshake(port, '/v1/graph/ws', { host: `127.0.0.1:${port}`, origin });
@@ -165,7 +178,7 @@ describe('CORS with a token', () => {
   before(async () => ({ api, port, log } = await serve({ token: TOKEN, corsOrigins: ['http://localhost:5173', 'http://127.0.0.1:*'] })));
   after(async () => {
     await api.close();
-    assert.equal(log.mentioning(TOKEN).length + log.mentioning(TOKEN_B64).length, 0, `the token reached the log: ${log.text()}`);
+    assert.equal(log.mentioning(TOKEN).length, 0, `the token reached the log: ${log.text()}`);
     assert.doesNotMatch(log.text(), /token=/);
   });
 
@@ -199,24 +212,24 @@ describe('CORS with a token', () => {
     for (const answer of [authorized, anonymous]) assert.notEqual(answer.headers['access-control-allow-origin'], '*');
   });
 
-  test('WebSocket: the token in Sec-WebSocket-Protocol, the answer names only 10xgraph; ?token= still works; a wrong one is 401', async () => {
+  test('WebSocket: the token after the 10xgraph-bearer (or agentflow-bearer) subprotocol, the answer names only the sentinel; ?token= still works; a wrong or missing one is 401', async () => {
     const host = `127.0.0.1:${port}`;
-    const good = await handshake(port, '/v1/graph/ws', { host, origin: 'http://localhost:5173', 'sec-websocket-protocol': `10xgraph, 10xgraph.bearer.${TOKEN_B64}` });
-    assert.equal(good.status, 101);
-    assert.equal(good.headers['sec-websocket-protocol'], '10xgraph');
-    good.socket.destroy();
+    for (const sentinel of ['10xgraph-bearer', 'agentflow-bearer']) {
+      const good = await handshake(port, '/v1/graph/ws', { host, origin: 'http://localhost:5173', 'sec-websocket-protocol': `${sentinel}, ${TOKEN}` });
+      assert.equal(good.status, 101, sentinel);
+      assert.equal(good.headers['sec-websocket-protocol'], sentinel);
+      good.socket.destroy();
+    }
     const query = await handshake(port, `/v1/graph/ws?token=${TOKEN}`, { host });
     assert.equal(query.status, 101);
     query.socket.destroy();
-    for (const protocols of [`10xgraph, 10xgraph.bearer.${Buffer.from('wrong').toString('base64url')}`, '10xgraph, 10xgraph.bearer.***', '10xgraph']) {
+    // A wrong token, the sentinel alone, the token without the sentinel, and the older `10xgraph.bearer.<base64url>` form.
+    for (const protocols of ['10xgraph-bearer, wrong', '10xgraph-bearer', TOKEN, `10xgraph, 10xgraph.bearer.${Buffer.from(TOKEN).toString('base64url')}`]) {
       const refused = await handshake(port, '/v1/graph/ws', { host, 'sec-websocket-protocol': protocols });
       assert.equal(refused.status, 401, protocols);
       assert.ok(await closesWithin(refused.closed), 'the server kept the refused socket open');
     }
-    const alone = await handshake(port, '/v1/graph/ws', { host, 'sec-websocket-protocol': `10xgraph.bearer.${TOKEN_B64}` });
-    assert.equal(alone.status, 400, 'a bearer without the 10xgraph protocol');
-    assert.ok(await closesWithin(alone.closed), 'the server kept the refused socket open');
-    const unlisted = await handshake(port, '/v1/graph/ws', { host, origin: 'http://localhost:3000', 'sec-websocket-protocol': `10xgraph, 10xgraph.bearer.${TOKEN_B64}` });
+    const unlisted = await handshake(port, '/v1/graph/ws', { host, origin: 'http://localhost:3000', 'sec-websocket-protocol': `10xgraph-bearer, ${TOKEN}` });
     assert.equal(unlisted.status, 403, 'a right token from an origin that is not listed');
     assert.ok(await closesWithin(unlisted.closed), 'the server kept the refused socket open');
   });
@@ -226,8 +239,8 @@ describe('CORS with a token', () => {
     try {
       const chunks = [];
       for await (const chunk of client.streamWs('hello')) chunks.push(chunk);
-      assert.equal(chunks.at(-1)?.event, 'end');
-      assert.equal((chunks.at(-1)?.data as { status: string }).status, 'completed');
+      assert.equal(chunks.at(-1)?.message?.role, 'assistant');
+      assert.equal(textOf(chunks.at(-1)?.message ?? undefined), 'No tool needed.');
     } finally {
       client.close();
     }

@@ -1,6 +1,6 @@
 /**
  * The log of `10xgraph api`: one record per request (method, route, status, duration, request id),
- * per WebSocket request, per remote call sent and per result answered (thread, call id, tool, node,
+ * per WebSocket run, per remote call sent and per result answered (thread, call id, tool, node,
  * duration); never a token, a query string or a body, wherever the token came from. Then the real
  * CLI: `--log-format json` (one JSON object a line, pino's), `pretty` (the start-up lines exactly as
  * docs/spec.md §4 shows them), and `--log-level`.
@@ -14,11 +14,10 @@ import WebSocket from 'ws';
 import { createApiServer, type ApiServer } from '../../runtime/src/api/index';
 import { createLogger } from '../../runtime/src/api/log';
 import { poll } from '../support/poll';
-import { ROOT, QUICKSTART_CONFIG, buildTestGraph, latch, resultsFor, userText } from './serverHelpers';
+import { ROOT, QUICKSTART_CONFIG, buildTestGraph, isDone, latch, findRemoteCalls, resultsFor, userText } from './serverHelpers';
 import { CapturedLog, handshake, send } from './rawSocket';
 
 const TOKEN = 'logs-t0ken-Secret';
-const TOKEN_B64 = Buffer.from(TOKEN).toString('base64url');
 const BODY_SECRET = 'body-text-that-must-not-be-logged';
 
 describe('what the server logs (createApiServer, captured)', () => {
@@ -91,11 +90,11 @@ describe('what the server logs (createApiServer, captured)', () => {
       { 'content-type': 'application/json', ...auth },
       JSON.stringify({ messages: [userText(`where am i ${BODY_SECRET}`)], config: { thread_id: 'logged' } }),
     );
-    const calls = JSON.parse(first.body).data.pending_remote_calls;
+    const calls = findRemoteCalls(JSON.parse(first.body).data.messages);
     assert.equal(calls.length, 1);
     const sent = log.lines.filter((entry) => entry.fields?.event === 'remote_call');
     assert.equal(sent.length, 1);
-    assert.deepEqual(sent[0]!.fields, { event: 'remote_call', thread_id: 'logged', call_id: calls[0].id, tool: 'get_user_location', node: 'TOOL' });
+    assert.deepEqual(sent[0]!.fields, { event: 'remote_call', thread_id: 'logged', call_id: calls[0]!.id, tool: 'get_user_location', node: 'TOOL' });
     await send(
       port,
       'POST',
@@ -106,32 +105,32 @@ describe('what the server logs (createApiServer, captured)', () => {
     const answered = log.lines.filter((entry) => entry.fields?.event === 'remote_result');
     assert.equal(answered.length, 1);
     const { duration_ms, ...rest } = answered[0]!.fields!;
-    assert.deepEqual(rest, { event: 'remote_result', thread_id: 'logged', call_id: calls[0].id, tool: 'get_user_location', node: 'TOOL', status: 'completed' });
+    assert.deepEqual(rest, { event: 'remote_result', thread_id: 'logged', call_id: calls[0]!.id, tool: 'get_user_location', node: 'TOOL', status: 'completed' });
     assert.equal(typeof duration_ms, 'number');
-    assert.match(answered[0]!.line, new RegExp(`^Remote call ${calls[0].id} to get_user_location on TOOL answered completed after \\d+ ms \\(thread logged\\)$`));
+    assert.match(answered[0]!.line, new RegExp(`^Remote call ${calls[0]!.id} to get_user_location on TOOL answered completed after \\d+ ms \\(thread logged\\)$`));
   });
 
-  test('WebSocket: one record for the upgrade and one per request on it', async () => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/graph/ws`, ['10xgraph', `10xgraph.bearer.${TOKEN_B64}`]);
+  test('WebSocket: one record for the upgrade and one per run on it', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/v1/graph/ws`, ['10xgraph-bearer', TOKEN]);
     const chunks: any[] = [];
     ws.on('message', (data) => chunks.push(JSON.parse(String(data))));
     await new Promise((resolve) => ws.once('open', resolve));
-    ws.send(JSON.stringify({ id: 'w1', messages: [userText('hello')], config: { thread_id: 'ws-logged' } }));
-    ws.send(JSON.stringify({ id: 'w2', messages: [{ role: 'assistant', content: [] }] }));
-    await poll('both ends', () => chunks.filter((chunk) => chunk.event === 'end').length === 2, 5000);
+    ws.send(JSON.stringify({ invoke_type: 'fresh', messages: [userText('hello')], config: { thread_id: 'ws-logged' } }));
+    ws.send(JSON.stringify({ invoke_type: 'fresh', messages: [{ role: 'assistant', content: [] }] }));
+    await poll('both dones', () => chunks.filter(isDone).length === 2, 5000);
     ws.close();
     const upgrade = log.lines.filter((entry) => entry.fields?.event === 'request' && entry.fields.websocket === true);
     assert.equal(upgrade.at(-1)?.fields?.status, 101);
     const frames = log.lines.filter((entry) => entry.fields?.event === 'ws_request');
     assert.deepEqual(
-      // w2 is refused at once, w1 ends after its run: sorted by id.
+      // The second frame is refused at once, the first ends after its run: sorted by thread.
       frames
         .slice(-2)
-        .map((entry) => [entry.fields!.ws_request_id, entry.fields!.thread_id, entry.fields!.status, entry.fields!.code ?? null])
-        .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+        .map((entry) => [entry.fields!.route, entry.fields!.thread_id, entry.fields!.status, entry.fields!.code ?? null])
+        .sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
       [
-        ['w1', 'ws-logged', 'completed', null],
-        ['w2', null, 'error', 'invalid_request'],
+        ['/v1/graph/ws', null, 'error', 'VALIDATION_ERROR'],
+        ['/v1/graph/ws', 'ws-logged', 'completed', null],
       ],
     );
   });
@@ -152,11 +151,11 @@ describe('what the server logs (createApiServer, captured)', () => {
   });
 
   test('refused upgrades are logged with their status; the token is never logged from any place', async () => {
-    const wrong = await handshake(port, `/v1/graph/ws?token=wrong-${TOKEN}`, { host: `127.0.0.1:${port}`, 'sec-websocket-protocol': `10xgraph, 10xgraph.bearer.${TOKEN_B64}x` });
+    const wrong = await handshake(port, `/v1/graph/ws?token=wrong-${TOKEN}`, { host: `127.0.0.1:${port}`, 'sec-websocket-protocol': `10xgraph-bearer, ${TOKEN}x` });
     assert.equal(wrong.status, 401);
     await poll('the refused upgrade record', () => log.lines.some((entry) => entry.fields?.websocket === true && entry.fields.status === 401), 5000);
     const text = log.text();
-    for (const secret of [TOKEN, TOKEN_B64, 'token=', BODY_SECRET]) assert.ok(!text.includes(secret), `the log holds '${secret}':\n${text}`);
+    for (const secret of [TOKEN, 'token=', BODY_SECRET]) assert.ok(!text.includes(secret), `the log holds '${secret}':\n${text}`);
   });
 });
 
@@ -185,33 +184,32 @@ describe('the pino logger', () => {
     assert.deepEqual(prettyOut, ['Attached 3 configured remote tools (to TOOL)\n', 'shown at debug\n']);
   });
 
-  test('json: a WebSocket request id of 5,000 characters is cut to 80 in the record, as in the pretty line', async () => {
+  test("json: a frame's thread id of 5,000 characters is refused and never logged; the record stays short", async () => {
     const out: string[] = [];
     const log = createLogger({ format: 'json', level: 'info', out: { write: (t: string) => out.push(t) }, err: { write: () => {} } });
     const api = createApiServer({ graph: buildTestGraph(), token: '', corsOrigins: [], allowedHosts: [], log });
     try {
       const url = await api.listen(0, '127.0.0.1');
       const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/graph/ws`);
-      const ends: any[] = [];
-      ws.on('message', (data) => {
-        const chunk = JSON.parse(String(data));
-        if (chunk.event === 'end') ends.push(chunk);
-      });
+      const chunks: any[] = [];
+      ws.on('message', (data) => chunks.push(JSON.parse(String(data))));
       await new Promise((resolve) => ws.once('open', resolve));
-      const id = `r${'x'.repeat(4999)}`;
-      ws.send(JSON.stringify({ id, messages: [userText('hello')] }));
-      ws.send(JSON.stringify({ id: `e${'y'.repeat(4999)}`, messages: [] }));
-      await poll('both ends', () => ends.length === 2, 5000);
+      const long = `t${'x'.repeat(4999)}`;
+      ws.send(JSON.stringify({ invoke_type: 'fresh', messages: [userText('hello')], config: { thread_id: long } }));
+      ws.send(JSON.stringify({ invoke_type: 'fresh', messages: [userText('hello')], config: { thread_id: 'short-id' } }));
+      await poll('both dones', () => chunks.filter(isDone).length === 2, 5000);
       ws.close();
+      assert.equal(chunks.find((chunk) => chunk.event === 'error')?.data.code, 'VALIDATION_ERROR');
       const records = out.map((line) => JSON.parse(line)).filter((record) => record.event === 'ws_request');
-      assert.equal(records.length, 2);
-      for (const record of records) {
-        assert.ok(record.ws_request_id.length <= 120, `a ws_request_id of ${record.ws_request_id.length} characters was logged`);
-        assert.equal(record.ws_request_id, `${record.ws_request_id.slice(0, 80)}… (5000 characters)`);
-        assert.ok(record.msg.length <= 200, `a message of ${record.msg.length} characters was logged`);
-      }
-      // The client still gets its whole id back.
-      assert.deepEqual(ends.map((chunk) => chunk.request_id.length).sort(), [5000, 5000]);
+      assert.deepEqual(
+        records.map((record) => [record.thread_id, record.status]),
+        [
+          [null, 'error'],
+          ['short-id', 'completed'],
+        ],
+      );
+      for (const record of records) assert.ok(record.msg.length <= 200, `a message of ${record.msg.length} characters was logged`);
+      assert.ok(!out.join('').includes('x'.repeat(100)), 'the long thread id reached the log');
     } finally {
       await api.close();
     }

@@ -15,7 +15,7 @@ import { ApiProcess } from '../hardening/netSupport/apiProcess';
 import { poll } from '../support/poll';
 import { TestPostgres } from '../support/postgres';
 import { runCli } from '../support/run';
-import { postJson, resultsFor, userText } from './serverHelpers';
+import { postJson, findRemoteCalls, resultsFor, userText } from './serverHelpers';
 
 const AGENT = resolve(__dirname, 'storeAgent', '10xgraph.json');
 /**
@@ -63,33 +63,34 @@ describe('two instances on one database', () => {
 
   test('a run stopped on a remote call on A is resumed by the results sent to B', async () => {
     const asked = await postJson(`${a.url}/v1/graph/invoke`, { messages: [userText('[t:cross]')], config: { thread_id: 'cross' } });
-    assert.equal(asked.body.data.status, 'waiting');
-    const calls = asked.body.data.pending_remote_calls;
+    const calls = findRemoteCalls(asked.body.data.messages);
     assert.deepEqual(
-      calls.map((c: any) => c.args),
+      calls.map((c) => c.args),
       [{ key: 'cross' }],
     );
     const answered = await postJson(`${b.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'from-b')], config: { thread_id: 'cross' } });
     assert.equal(answered.status, 200);
-    assert.equal(answered.body.data.status, 'completed');
+    assert.deepEqual(findRemoteCalls(answered.body.data.messages), []);
     assert.equal(text(answered.body.data.messages.at(-1)), 'answer cross: from-b');
     const thread = await (await fetch(`${a.url}/v1/threads/cross`)).json();
-    assert.equal(thread.data.message_count, 5);
+    assert.equal(thread.data.thread_data.thread.metadata.message_count, 5);
+    assert.equal(thread.data.thread_data.thread.metadata.status, 'completed');
   });
 
-  test('a run in flight on A makes the same thread 409 thread_busy on B; B runs it once A is done', async () => {
+  test('a run in flight on A makes the same thread 409 THREAD_BUSY on B; B runs it once A is done', async () => {
     const release = join(folder, 'release-busy');
     const held = postJson(`${a.url}/v1/graph/invoke`, { messages: [userText(`[t:busy] [hold:${release}]`)], config: { thread_id: 'busy' } });
     await a.waitForOutput(/HOLD busy/);
     const refused = await postJson(`${b.url}/v1/graph/invoke`, { messages: [userText('[t:busy]')], config: { thread_id: 'busy' } });
     assert.equal(refused.status, 409);
-    assert.equal(refused.body.error.code, 'thread_busy');
+    assert.equal(refused.body.error.code, 'THREAD_BUSY');
     const shown = await (await fetch(`${b.url}/v1/threads/busy`)).json();
-    assert.equal(shown.data.running, true);
+    assert.equal(shown.data.thread_data.thread.metadata.running, true);
     writeFileSync(release, '');
     const first = await held;
-    assert.equal(first.body.data.status, 'waiting');
-    const resumed = await postJson(`${b.url}/v1/graph/invoke`, { messages: [resultsFor(first.body.data.pending_remote_calls, () => 'ok')], config: { thread_id: 'busy' } });
+    const calls = findRemoteCalls(first.body.data.messages);
+    assert.equal(calls.length, 1);
+    const resumed = await postJson(`${b.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'ok')], config: { thread_id: 'busy' } });
     assert.equal(resumed.status, 200);
     assert.equal(text(resumed.body.data.messages.at(-1)), 'answer busy: ok');
   });
@@ -110,7 +111,7 @@ describe('two instances on one database', () => {
       LEASE_SECONDS * 1000 * 5,
       100,
     );
-    assert.equal(taken.body.data.status, 'waiting');
+    assert.equal(findRemoteCalls(taken.body.data.messages).length, 1);
     // The killed run stored nothing: the thread holds only the new run's messages.
     const rows = await cluster.query<{ seq: number }>("SELECT seq FROM tenxgraph_messages WHERE thread_id = 'killed' ORDER BY seq");
     assert.deepEqual(
@@ -136,8 +137,11 @@ describe('four instances, 100 threads at once', () => {
       const threadId = `load-${i}`;
       const asked = await postJson(`${ask.url}/v1/graph/invoke`, { messages: [userText(`[t:k${i}]`)], config: { thread_id: threadId } });
       assert.equal(asked.status, 200, JSON.stringify(asked.body));
-      const calls = asked.body.data.pending_remote_calls;
-      assert.deepEqual(calls[0].args, { key: `k${i}` });
+      const calls = findRemoteCalls(asked.body.data.messages);
+      assert.deepEqual(
+        calls.map((call) => call.args),
+        [{ key: `k${i}` }],
+      );
       const done = await postJson(`${answer.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => `v${i}`)], config: { thread_id: threadId } });
       assert.equal(done.status, 200, JSON.stringify(done.body));
       assert.equal(text(done.body.data.messages.at(-1)), `answer k${i}: v${i}`);
@@ -161,11 +165,12 @@ describe('database faults', () => {
     const [server] = await startInstances(1);
     try {
       const asked = await postJson(`${server!.url}/v1/graph/invoke`, { messages: [userText('[t:restart]')], config: { thread_id: 'restart' } });
-      const calls = asked.body.data.pending_remote_calls;
+      const calls = findRemoteCalls(asked.body.data.messages);
+      assert.equal(calls.length, 1);
       cluster.stopServer();
       const down = await postJson(`${server!.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'after')], config: { thread_id: 'restart' } });
       assert.equal(down.status, 503);
-      assert.equal(down.body.error.code, 'store_unavailable');
+      assert.equal(down.body.error.code, 'TRANSIENT_STORAGE_ERROR');
       assert.match(
         down.body.error.message,
         new RegExp(`^The PostgreSQL database postgres://tenx@127\\.0\\.0\\.1:${cluster.port}/threads cannot be reached \\(.+\\); try again once it is back\\.$`),
@@ -175,12 +180,13 @@ describe('database faults', () => {
       // A new thread (its id made by the server) is refused the same way while the database is down.
       const fresh = await postJson(`${server!.url}/v1/graph/invoke`, { messages: [userText('[t:new-while-down]')] });
       assert.equal(fresh.status, 503);
-      assert.equal(fresh.body.error.code, 'store_unavailable');
+      assert.equal(fresh.body.error.code, 'TRANSIENT_STORAGE_ERROR');
       cluster.startServer();
       const freshBack = await postJson(`${server!.url}/v1/graph/invoke`, { messages: [userText('[t:new-after]')] });
       assert.equal(freshBack.status, 200, JSON.stringify(freshBack.body));
-      const stored = await cluster.query<{ status: string }>('SELECT status FROM tenxgraph_threads WHERE thread_id = $1', [freshBack.body.data.thread_id]);
-      assert.deepEqual(stored, [{ status: freshBack.body.data.status }]);
+      assert.equal(findRemoteCalls(freshBack.body.data.messages).length, 1);
+      const stored = await cluster.query<{ status: string }>('SELECT status FROM tenxgraph_threads WHERE thread_id = $1', [freshBack.body.data.meta.thread_id]);
+      assert.deepEqual(stored, [{ status: 'waiting' }]);
       const back = await postJson(`${server!.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'after')], config: { thread_id: 'restart' } });
       assert.equal(back.status, 200, JSON.stringify(back.body));
       assert.equal(text(back.body.data.messages.at(-1)), 'answer restart: after');

@@ -57,9 +57,43 @@ export function userText(text: string) {
   return { role: 'user', content: [{ type: 'text', text }] };
 }
 
+/** A remote call as a run's messages carry it: a `remote_tool_call` block. */
+export interface RemoteCallBlock {
+  type: 'remote_tool_call';
+  id: string;
+  name: string;
+  args: any;
+  tool_type: 'remote';
+}
+
 /** A `tool` message with one completed result per call, the output made by `output(call)`. */
-export function resultsFor(calls: Array<{ id: string; name: string; args: unknown }>, output: (call: { id: string; name: string; args: unknown }) => unknown) {
-  return { role: 'tool', content: calls.map((call) => ({ type: 'tool_result', call_id: call.id, output: output(call), status: 'completed' })) };
+export function resultsFor(calls: ReadonlyArray<{ id: string; name: string; args: unknown }>, output: (call: { id: string; name: string; args: any }) => unknown) {
+  return { role: 'tool', content: calls.map((call) => ({ type: 'tool_result', call_id: call.id, output: output(call), is_error: false, status: 'completed' })) };
+}
+
+/** The remote calls `messages` ask the client for: their `remote_tool_call` blocks that no `tool_result` among them answers. */
+export function findRemoteCalls(messages: readonly any[]): RemoteCallBlock[] {
+  const blocks = messages.filter((message) => message?.delta !== true).flatMap((message) => message?.content ?? []);
+  const answered = new Set(blocks.filter((block: any) => block.type === 'tool_result').map((block: any) => block.call_id));
+  return blocks.filter((block: any) => block.type === 'remote_tool_call' && !answered.has(block.id));
+}
+
+/** The whole messages of stream chunks (text deltas left out), in order. */
+export function collectMessages(chunks: readonly any[]): any[] {
+  return chunks.filter((chunk) => chunk.event === 'message' && chunk.message && chunk.message.delta !== true).map((chunk) => chunk.message);
+}
+
+/** Whether a chunk is the `done` the WebSocket sends after each run. */
+export function isDone(chunk: any): boolean {
+  return chunk?.event === 'updates' && chunk.data?.status === 'done';
+}
+
+/** The text blocks of the last message, joined. */
+export function joinLastText(messages: readonly any[]): string {
+  return (messages.at(-1)?.content ?? [])
+    .filter((block: any) => block.type === 'text')
+    .map((block: any) => block.text)
+    .join('');
 }
 
 /** A JSON answer. */
@@ -86,11 +120,15 @@ export async function getJson(url: string, headers: Record<string, string> = {})
   return { status: response.status, headers: response.headers, body: JSON.parse(await response.text()) };
 }
 
-/** POSTs to `/v1/graph/stream` and reads every NDJSON chunk as the server writes them. */
+/**
+ * POSTs to `/v1/graph/stream` and reads every NDJSON chunk as the server writes them, up to the
+ * end of the body (the stream has no end marker). A refusal (a JSON answer) comes back as the
+ * one chunk.
+ */
 export async function postStream(base: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; contentType: string | null; chunks: any[] }> {
   const response = await fetch(`${base}/v1/graph/stream`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   const contentType = response.headers.get('content-type');
-  if (!contentType?.startsWith('application/x-ndjson')) return { status: response.status, contentType, chunks: [JSON.parse(await response.text())] };
+  if (contentType?.startsWith('application/json')) return { status: response.status, contentType, chunks: [JSON.parse(await response.text())] };
   const chunks: any[] = [];
   let buffer = '';
   const decoder = new TextDecoder();
@@ -107,22 +145,33 @@ export async function postStream(base: string, body: unknown, headers: Record<st
   return { status: response.status, contentType, chunks };
 }
 
-/** A WebSocket to `/v1/graph/ws` that collects chunks per request id. */
+/**
+ * A WebSocket to `/v1/graph/ws`. Its runs go one after another, each ended by a `done` chunk,
+ * so the chunks are read run by run: `next()` gives those up to the next `done`.
+ */
 export class WsSession {
   private readonly chunks: any[] = [];
   private readonly waiters: Array<() => void> = [];
+  /** Where the next run's chunks start. */
+  private read = 0;
 
   private constructor(readonly socket: WebSocket) {
     socket.on('message', (data) => {
       this.chunks.push(JSON.parse(data.toString()));
       for (const wake of this.waiters.splice(0)) wake();
     });
+    socket.on('close', () => {
+      for (const wake of this.waiters.splice(0)) wake();
+    });
   }
 
-  /** Opens a session; rejects with the HTTP status when the upgrade is refused. */
-  static async open(base: string, options: { token?: string; query?: string; headers?: Record<string, string> } = {}): Promise<WsSession> {
+  /**
+   * Opens a session (the token as `Authorization`, or as the subprotocols given); rejects with
+   * the HTTP status when the upgrade is refused.
+   */
+  static async open(base: string, options: { token?: string; query?: string; headers?: Record<string, string>; protocols?: string[] } = {}): Promise<WsSession> {
     const url = `${base.replace(/^http/, 'ws')}/v1/graph/ws${options.query ?? ''}`;
-    const socket = new WebSocket(url, { headers: { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers } });
+    const socket = new WebSocket(url, options.protocols ?? [], { headers: { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...options.headers } });
     await new Promise<void>((resolveOpen, reject) => {
       socket.once('open', () => resolveOpen());
       socket.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode })));
@@ -136,17 +185,27 @@ export class WsSession {
     this.socket.send(text);
   }
 
-  /** Sends a request frame and resolves to its chunks, `end` included. */
-  async request(id: string, body: Record<string, unknown>): Promise<any[]> {
-    this.socket.send(JSON.stringify({ id, ...body }));
-    return this.until(id);
+  /** Sends a frame (`{invoke_type: "fresh", messages}` or `{invoke_type: "resume", tool_result, config}`). */
+  send(frame: Record<string, unknown>): void {
+    this.socket.send(JSON.stringify(frame));
   }
 
-  /** Resolves to the chunks of request `id` once its `end` chunk has come. */
-  async until(id: string | null): Promise<any[]> {
+  /** Sends a frame and resolves to the chunks of its run, its `done` included (no run of this socket may be pending). */
+  async run(frame: Record<string, unknown>): Promise<any[]> {
+    this.send(frame);
+    return this.next();
+  }
+
+  /** Resolves to the chunks of the next run, up to and including its `done`. */
+  async next(): Promise<any[]> {
     for (;;) {
-      const mine = this.chunks.filter((chunk) => chunk.request_id === id);
-      if (mine.some((chunk) => chunk.event === 'end')) return mine;
+      const end = this.chunks.findIndex((chunk, i) => i >= this.read && isDone(chunk));
+      if (end >= 0) {
+        const run = this.chunks.slice(this.read, end + 1);
+        this.read = end + 1;
+        return run;
+      }
+      if (this.socket.readyState === WebSocket.CLOSED) throw new Error(`the socket closed before a done; chunks: ${JSON.stringify(this.chunks.slice(this.read))}`);
       await new Promise<void>((wake) => this.waiters.push(wake));
     }
   }

@@ -3,7 +3,7 @@
  * upgrades, malformed requests and CONNECT close their socket; stalled headers and bodies get 408;
  * a WebSocket that stops answering pings, or sits idle, is dropped; a client that never reads is
  * dropped rather than buffered for without bound (WebSocket and NDJSON stream); one WebSocket runs
- * a bounded number of requests at once.
+ * one request at a time, each ended by a done, and refuses a flood past its waiting list.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import WebSocket from 'ws';
 import { createApiServer, type ApiServer } from '../../runtime/src/api/index';
 import type { SocketLimits } from '../../runtime/src/api/sockets';
 import { poll } from '../support/poll';
-import { buildTestGraph, latch, userText } from './serverHelpers';
+import { buildTestGraph, isDone, latch, userText } from './serverHelpers';
 import { CapturedLog, RawWebSocket, clientFrame, closesWithin, handshake, probeUntilClosed } from './rawSocket';
 
 const TOKEN = 'sockets-s3cret';
@@ -82,21 +82,21 @@ describe('time-outs on requests', () => {
   before(async () => (served = await serve({ headersTimeoutMs: 300, bodyTimeoutMs: 300 })));
   after(() => served.api.close());
 
-  test('headers that never end: 408 request_timeout (not 400), then the socket is closed', async () => {
+  test('headers that never end: 408 REQUEST_TIMEOUT (not 400), then the socket is closed', async () => {
     const { answer, closed } = await rawExchange(served.port, `GET /ping HTTP/1.1\r\nHost: 127.0.0.1:${served.port}\r\nX-Slow: `);
     assert.match(answer, /^HTTP\/1\.1 408 /);
-    assert.match(answer, /"code":"request_timeout"/);
+    assert.match(answer, /"code":"REQUEST_TIMEOUT"/);
     assert.ok(await closesWithin(closed));
   });
 
-  test('a body that stalls: 408 request_timeout naming the pause, then the socket is closed; nothing ran', async () => {
+  test('a body that stalls: 408 REQUEST_TIMEOUT naming the pause, then the socket is closed; nothing ran', async () => {
     const body = JSON.stringify({ messages: [userText('hello')], config: { thread_id: 'stalled' } });
     const { answer, closed } = await rawExchange(
       served.port,
       `POST /v1/graph/invoke HTTP/1.1\r\nHost: 127.0.0.1:${served.port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
     );
     assert.match(answer, /^HTTP\/1\.1 408 /);
-    assert.match(answer, /"code":"request_timeout".*stalled for 300 ms/);
+    assert.match(answer, /"code":"REQUEST_TIMEOUT".*stalled for 300 ms/);
     assert.ok(await closesWithin(closed));
     assert.equal(await served.api.store.load('stalled'), undefined, 'a thread was made from half a body');
   });
@@ -167,14 +167,14 @@ describe('a run in flight keeps its WebSocket', () => {
       let closedAt: number | undefined;
       ws.once('close', () => (closedAt = Date.now()));
       await new Promise((resolve) => ws.once('open', resolve));
-      ws.send(JSON.stringify({ id: 'r', messages: [userText('run the slow tool')] }));
+      ws.send(JSON.stringify({ invoke_type: 'fresh', messages: [userText('run the slow tool')] }));
       await started.promise;
       // Three idle bounds with the run held: the socket must stay open (heartbeats answered meanwhile).
       const heldSince = Date.now();
       await poll('three idle bounds to pass', () => Date.now() - heldSince > 900, 5000);
       assert.equal(closedAt, undefined, 'the socket was closed for idleness while its run was going');
       hold.release();
-      await poll('the end of the run', () => chunks.some((chunk) => chunk.event === 'end'), 5000);
+      await poll('the done of the run', () => chunks.some(isDone), 5000);
       await poll('the idle close after the run', () => closedAt !== undefined, 5000);
     } finally {
       hold.release();
@@ -193,7 +193,7 @@ describe('back-pressure: a client that never reads', () => {
       assert.equal(shake.status, 101);
       // Never read: each run answers about 1 MB (the tool's output, and the model's answer quoting it).
       const raw = new RawWebSocket(shake, { read: false });
-      for (let i = 0; i < 40; i++) raw.send(JSON.stringify({ id: `r${i}`, messages: [userText('run the slow tool')], config: { thread_id: `bp-${i}` } }));
+      for (let i = 0; i < 40; i++) raw.send(JSON.stringify({ invoke_type: 'fresh', messages: [userText('run the slow tool')], config: { thread_id: `bp-${i}` } }));
       await poll(
         'the drop for back-pressure',
         () => served.log.lines.some((entry) => entry.fields?.event === 'websocket_dropped' && entry.fields.reason === 'backpressure'),
@@ -243,37 +243,47 @@ function concurrencyProbe(): { hold: ReturnType<typeof latch>; running: number; 
 }
 
 describe('runs per WebSocket', () => {
-  test('at most maxRunsPerSocket at once; the others wait and all end; a flood past the waiting list is refused', async () => {
+  test('one run at a time, in the order sent; the others wait and each ends with its done; a flood past the waiting list is refused', async () => {
     const probe = concurrencyProbe();
     const { hold } = probe;
     const served = await serve({ maxRunsPerSocket: 2 }, { slowTool: probe.slowTool });
     try {
       const shake = await handshake(served.port, '/v1/graph/ws', { host: `127.0.0.1:${served.port}` });
       const raw = new RawWebSocket(shake);
-      for (let i = 0; i < 6; i++) raw.send(JSON.stringify({ id: `r${i}`, messages: [userText('run the slow tool')] }));
-      await poll('two runs in the tool', () => probe.running === 2, 5000);
+      for (let i = 0; i < 6; i++) raw.send(JSON.stringify({ invoke_type: 'fresh', messages: [userText('run the slow tool')], config: { thread_id: `seq-${i}` } }));
+      await poll('a run in the tool', () => probe.running === 1, 5000);
       hold.release();
-      await raw.until('six ends', () => raw.chunks().filter((chunk) => chunk.event === 'end').length === 6);
-      assert.equal(probe.most, 2);
-      assert.ok(
-        raw
-          .chunks()
-          .filter((chunk) => chunk.event === 'end')
-          .every((chunk) => chunk.data.status === 'completed'),
+      await raw.until('six dones', () => raw.chunks().filter(isDone).length === 6);
+      assert.equal(probe.most, 1, 'two runs of one socket were in the tool at once');
+      // Each run's chunks come whole between the done of the one before and its own.
+      const runs: any[][] = [[]];
+      for (const chunk of raw.chunks()) {
+        if (isDone(chunk)) runs.push([]);
+        else runs.at(-1)!.push(chunk);
+      }
+      assert.deepEqual(
+        runs.slice(0, 6).map((run) => [...new Set(run.map((chunk) => chunk.thread_id))]),
+        Array.from({ length: 6 }, (_, i) => [`seq-${i}`]),
       );
+      for (const run of runs.slice(0, 6)) {
+        assert.ok(run.every((chunk) => chunk.event === 'message'));
+        assert.match(run.at(-1).message.content[0].text, /slow_tool: ok$/);
+      }
 
-      // 100 requests in one write: two run, 64 wait, the rest are refused at once with too_many_runs.
+      // 100 requests in one write: two are taken, 64 wait, the rest are refused at once with TOO_MANY_RUNS.
       const flood = latch();
       const floodServed = await serve({ maxRunsPerSocket: 2 }, { slowTool: () => flood.promise.then(() => 'ok') });
       try {
         const floodShake = await handshake(floodServed.port, '/v1/graph/ws', { host: `127.0.0.1:${floodServed.port}` });
         const floodRaw = new RawWebSocket(floodShake);
-        floodShake.socket.write(Buffer.concat(Array.from({ length: 100 }, (_, i) => frameFor(`f${i}`))));
-        await floodRaw.until('the refusals', () => floodRaw.chunks().some((chunk) => chunk.event === 'error' && chunk.data.code === 'too_many_runs'));
-        const refused = floodRaw.chunks().filter((chunk) => chunk.event === 'error' && chunk.data.code === 'too_many_runs').length;
-        assert.ok(refused > 0 && refused <= 34, `${refused} refused`);
+        floodShake.socket.write(Buffer.concat(Array.from({ length: 100 }, (_, i) => frameFor(i))));
+        const refusals = () => floodRaw.chunks().filter((chunk) => chunk.event === 'error' && chunk.data.code === 'TOO_MANY_RUNS');
+        await floodRaw.until('the refusals', () => refusals().length > 0);
+        assert.ok(refusals().length <= 34, `${refusals().length} refused`);
         flood.release();
-        await floodRaw.until('every request ended', () => floodRaw.chunks().filter((chunk) => chunk.event === 'end').length === 100, 20_000);
+        await floodRaw.until('every request done', () => floodRaw.chunks().filter(isDone).length === 100, 20_000);
+        const ran = floodRaw.chunks().filter((chunk) => chunk.event === 'message' && chunk.message.role === 'assistant' && chunk.message.delta !== true);
+        assert.equal(new Set(ran.map((chunk) => chunk.thread_id)).size + refusals().length, 100, 'every request either ran or was refused');
         floodShake.socket.destroy();
       } finally {
         flood.release();
@@ -288,7 +298,7 @@ describe('runs per WebSocket', () => {
 });
 
 describe('runs per HTTP connection (pipelining)', () => {
-  test('40 pipelined invokes on one connection: at most maxRunsPerSocket run, the rest get 429 too_many_runs, answers in order', async () => {
+  test('40 pipelined invokes on one connection: at most maxRunsPerSocket run, the rest get 429 TOO_MANY_RUNS, answers in order', async () => {
     const probe = concurrencyProbe();
     const { hold } = probe;
     const served = await serve({ maxRunsPerSocket: 4 }, { slowTool: probe.slowTool });
@@ -308,7 +318,7 @@ describe('runs per HTTP connection (pipelining)', () => {
       assert.equal(probe.most, 4);
       assert.deepEqual(statuses.slice(0, 4), [200, 200, 200, 200]);
       assert.deepEqual(new Set(statuses.slice(4)), new Set([429]));
-      assert.match(answers, /"code":"too_many_runs"/);
+      assert.match(answers, /"code":"TOO_MANY_RUNS"/);
     } finally {
       hold.release();
       await served.api.close();
@@ -338,7 +348,7 @@ describe('a malformed request pipelined behind a stream', () => {
       let answer = '';
       socket.setEncoding('latin1').on('data', (text: string) => (answer += text));
       socket.write(`POST /v1/graph/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-      await poll('the stream to reach the held tool', () => held && answer.includes('"event":"metadata"'), 5000);
+      await poll('the stream to reach the held tool', () => held && answer.includes('"event":"message"'), 5000);
       socket.write('FOO / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       await closed;
       assert.match(answer, /^HTTP\/1\.1 200 /);
@@ -350,6 +360,6 @@ describe('a malformed request pipelined behind a stream', () => {
   });
 });
 
-function frameFor(id: string): Buffer {
-  return clientFrame(JSON.stringify({ id, messages: [userText('run the slow tool')] }));
+function frameFor(i: number): Buffer {
+  return clientFrame(JSON.stringify({ invoke_type: 'fresh', messages: [userText('run the slow tool')], config: { thread_id: `flood-${i}` } }));
 }

@@ -15,7 +15,7 @@ import { createApiServer, SCHEMA_VERSION, SqliteThreadStore } from '../../runtim
 import { ApiProcess } from '../hardening/netSupport/apiProcess';
 import { poll } from '../support/poll';
 import { CLI, runCli } from '../support/run';
-import { buildTestGraph, getJson, postJson, resultsFor, ROOT, userText } from './serverHelpers';
+import { buildTestGraph, getJson, joinLastText, postJson, findRemoteCalls, resultsFor, ROOT, userText } from './serverHelpers';
 import type { Worker } from 'node:worker_threads';
 
 const AGENT = resolve(__dirname, 'storeAgent', '10xgraph.json');
@@ -36,12 +36,13 @@ describe('one process per SQLite file', () => {
     const first = await new ApiProcess({ config: AGENT, db }).start();
     try {
       const asked = await postJson(`${first.url}/v1/graph/invoke`, { messages: [userText('[t:one]')], config: { thread_id: 'one' } });
-      assert.equal(asked.body.data.status, 'waiting');
+      const calls = findRemoteCalls(asked.body.data.messages);
+      assert.equal(calls.length, 1);
       const second = await runCli(['api', '--config', AGENT, '--port', '0', '--db', db], { env: { TENXGRAPH_TOKEN: '' } });
       assert.equal(second.code, 2);
       assert.equal(second.stderr, `10xgraph api: The thread database ${db} is in use by another 10xgraph api process; stop that process, or give this one another --db.\n`);
       assert.doesNotMatch(second.stdout, /Listening/);
-      const answered = await postJson(`${first.url}/v1/graph/invoke`, { messages: [resultsFor(asked.body.data.pending_remote_calls, () => 'v1')], config: { thread_id: 'one' } });
+      const answered = await postJson(`${first.url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'v1')], config: { thread_id: 'one' } });
       assert.equal(answered.status, 200);
       assert.equal(text(answered.body.data.messages.at(-1)), 'answer one: v1');
 
@@ -50,7 +51,7 @@ describe('one process per SQLite file', () => {
       const third = await new ApiProcess({ config: AGENT, db }).start();
       try {
         const thread = await getJson(`${third.url}/v1/threads/one`);
-        assert.equal(thread.body.data.status, 'completed');
+        assert.equal(thread.body.data.thread_data.thread.metadata.status, 'completed');
       } finally {
         await third.stop();
       }
@@ -69,7 +70,8 @@ describe('one process per SQLite file, whatever name it is given', () => {
       const first = await new ApiProcess({ config: AGENT, db }).start();
       try {
         const asked = await postJson(`${first.url}/v1/graph/invoke`, { messages: [userText('[t:alias]')], config: { thread_id: 'alias' } });
-        assert.equal(asked.body.data.status, 'waiting');
+        const calls = findRemoteCalls(asked.body.data.messages);
+        assert.equal(calls.length, 1);
         const alias = join(own, 'alias.sqlite');
         if (kind === 'symbolic link') symlinkSync(db, alias);
         else linkSync(db, alias);
@@ -78,7 +80,7 @@ describe('one process per SQLite file, whatever name it is given', () => {
         assert.equal(second.stderr, `10xgraph api: The thread database ${alias} is in use by another 10xgraph api process; stop that process, or give this one another --db.\n`);
         assert.doesNotMatch(second.stdout, /Listening/);
         const answered = await postJson(`${first.url}/v1/graph/invoke`, {
-          messages: [resultsFor(asked.body.data.pending_remote_calls, () => 'v1')],
+          messages: [resultsFor(calls, () => 'v1')],
           config: { thread_id: 'alias' },
         });
         assert.equal(answered.status, 200);
@@ -89,7 +91,7 @@ describe('one process per SQLite file, whatever name it is given', () => {
       const third = await new ApiProcess({ config: AGENT, db: join(own, 'alias.sqlite') }).start();
       try {
         const thread = await getJson(`${third.url}/v1/threads/alias`);
-        assert.equal(thread.body.data.status, 'completed');
+        assert.equal(thread.body.data.thread_data.thread.metadata.status, 'completed');
       } finally {
         await third.stop();
       }
@@ -201,7 +203,7 @@ describe('a --db that cannot be a database file', () => {
 });
 
 describe('a database another program holds', () => {
-  test('a run answers 503 store_unavailable within the bound, other requests are not held up, and it succeeds once the database is free', async () => {
+  test('a run answers 503 TRANSIENT_STORAGE_ERROR within the bound, other requests are not held up, and it succeeds once the database is free', async () => {
     const db = join(folder, 'held.sqlite');
     const store = new SqliteThreadStore(db, { busyMs: 300 });
     const api = createApiServer({ graph: buildTestGraph(), db: store, token: '', log: quiet });
@@ -215,7 +217,7 @@ describe('a database another program holds', () => {
       assert.equal(ping.status, 200);
       const refused = await pending;
       assert.equal(refused.status, 503);
-      assert.equal(refused.body.error.code, 'store_unavailable');
+      assert.equal(refused.body.error.code, 'TRANSIENT_STORAGE_ERROR');
       assert.match(
         refused.body.error.message,
         /is held by another program \(a backup or an open transaction\) for longer than 300 ms; try again once it lets go\. The thread is left as it was before the run\./,
@@ -224,7 +226,7 @@ describe('a database another program holds', () => {
       // The failed write left no lock behind: the same thread runs at once.
       const again = await postJson(`${url}/v1/graph/invoke`, { messages: [userText('hello')], config: { thread_id: 'held' } });
       assert.equal(again.status, 200);
-      assert.equal(again.body.data.status, 'completed');
+      assert.equal(joinLastText(again.body.data.messages), 'No tool needed.');
     } finally {
       if (other.inTransaction) other.exec('ROLLBACK');
       other.close();
@@ -265,24 +267,26 @@ describe('a full disk', () => {
     const other = mounted ? undefined : new Database(db);
     try {
       const asked = await postJson(`${url}/v1/graph/invoke`, { messages: [userText('search for disks')], config: { thread_id: 'full' } });
-      assert.equal(asked.body.data.status, 'waiting');
-      const calls = asked.body.data.pending_remote_calls;
+      const calls = findRemoteCalls(asked.body.data.messages);
+      assert.equal(calls.length, 1);
       if (mounted) fillDisk(join(disk, 'filler'));
       else other!.exec('BEGIN IMMEDIATE');
       const big = 'x'.repeat(600_000);
       const failed = await postJson(`${url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => big)], config: { thread_id: 'full' } });
       assert.equal(failed.status, 503);
-      assert.equal(failed.body.error.code, 'store_unavailable');
+      assert.equal(failed.body.error.code, 'TRANSIENT_STORAGE_ERROR');
       if (mounted) assert.match(failed.body.error.message, /cannot be written \(.*(full|FULL).*\); free disk space or fix the file's permissions, then try again/);
       // Nothing of the failed run was kept, and the thread is not wedged.
       const stored = await store.load('full');
       assert.equal(stored?.status, 'waiting');
-      assert.equal(stored?.messageCount, asked.body.data.messages.length + 1);
+      // The answer holds the request's message and the run's: all the thread holds.
+      assert.equal(stored?.messageCount, asked.body.data.messages.length);
       if (mounted) rmSync(join(disk, 'filler'));
       else other!.exec('ROLLBACK');
       const retried = await postJson(`${url}/v1/graph/invoke`, { messages: [resultsFor(calls, () => 'found')], config: { thread_id: 'full' } });
       assert.equal(retried.status, 200, JSON.stringify(retried.body));
-      assert.equal(retried.body.data.status, 'completed');
+      assert.deepEqual(findRemoteCalls(retried.body.data.messages), []);
+      assert.match(joinLastText(retried.body.data.messages), /search_local_database: found$/);
     } finally {
       other?.close();
       await api.close();
@@ -342,7 +346,7 @@ describe('SIGTERM', () => {
       writeFileSync(release, '');
       const answer = await inFlight;
       assert.equal(answer.status, 200);
-      assert.equal(answer.body.data.status, 'waiting');
+      assert.equal(findRemoteCalls(answer.body.data.messages).length, 1);
       await poll('the server to exit', () => !server.alive, 15_000);
       assert.deepEqual(server.exit, { code: 0, signal: null });
       const raw = new Database(db, { readonly: true });

@@ -67,7 +67,10 @@ function clientOf(target: Target): TenxGraphClient {
     });
 }
 
-const lastText = (messages: Message[]) => Message.text([...messages].reverse().find((message) => message.role === 'assistant' && message.delta !== true));
+const lastText = (messages: Message[]) => {
+  const last = [...messages].reverse().find((message) => message.role === 'assistant' && message.delta !== true);
+  return last ? Message.text(last) : '';
+};
 
 for (const start of [startOurs, startStandIn]) {
   describe(`10xgraph-client against ${start === startOurs ? '10xgraph api' : 'the stand-in of the Python server'}`, () => {

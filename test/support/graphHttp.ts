@@ -1,7 +1,9 @@
 /**
  * A loopback server answering docs/spec.md §3 (`/ping`, `/v1/graph`, `/v1/graph/tools`) from a graph
- * description, which can be stopped and started again on the same port, and made hostile
- * (slow, failing, unauthorised, malformed, huge, redirecting). It counts requests.
+ * description, in the envelopes of the real 10xGraph server (`{data, metadata}`, errors
+ * `{error: {code, message, details}, metadata}`), which can be stopped and started again on the
+ * same port, and made hostile (slow, failing, unauthorised, malformed, huge, redirecting). It
+ * counts requests.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -101,7 +103,7 @@ export class GraphHttpServer {
         return;
       }
       case 'status':
-        return send(res, h.status, { error: { code: 'failed', message: 'failed on purpose' } });
+        return send(res, h.status, errorEnvelope(h.status === 401 ? 'INVALID_TOKEN' : 'HTTPException', 'failed on purpose'));
       case 'malformed':
         res.writeHead(200, { 'content-type': 'application/json' });
         return void res.end('{"data": {"nodes": [');
@@ -132,7 +134,7 @@ export class GraphHttpServer {
   }
 
   private answer(path: string, res: ServerResponse): void {
-    const metadata = { request_id: 'test', timestamp: new Date().toISOString(), message: 'ok' };
+    const metadata = metadataOf('OK');
     const g = this.graph;
     if (path === '/ping') return send(res, 200, { data: 'pong', metadata });
     if (path === '/v1/graph') {
@@ -161,8 +163,18 @@ export class GraphHttpServer {
         metadata,
       });
     }
-    send(res, 404, { error: { code: 'not_found', message: `no route ${path}` } });
+    send(res, 404, errorEnvelope('HTTPException', 'Not Found'));
   }
+}
+
+/** The `metadata` of every answer, as the real server writes it. */
+function metadataOf(message: string): { request_id: string; timestamp: string; message: string } {
+  return { request_id: 'test', timestamp: new Date().toISOString(), message };
+}
+
+/** An error answer's body: `{error: {code, message, details}, metadata}`. */
+function errorEnvelope(code: string, message: string): unknown {
+  return { error: { code, message, details: [] }, metadata: metadataOf(message) };
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

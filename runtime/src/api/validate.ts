@@ -118,7 +118,8 @@ export function parseMessage(value: unknown, loc: Array<string | number>): Messa
       );
     }
   });
-  return { message_id: messageIdOf(value.message_id, [...loc, 'message_id']), role, content };
+  // Stamped on arrival, so the run, the store and the answer's echo all carry the same time.
+  return { message_id: messageIdOf(value.message_id, [...loc, 'message_id']), role, content, timestamp: Date.now() / 1000 };
 }
 
 /** The id a message keeps: the client's, or a new one when it sent none, an empty one or "0". */
