@@ -83,14 +83,15 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
         const request = parseRunRequest(await readBody(req));
         // The id of a new thread is first shown in this answer, after the commit: nobody can name it before.
         const prepared = await engine.prepare(request, true);
-        const outcome = await engine.execute(prepared, () => {});
-        if (outcome.error) return sendError(res, requestId, new ApiError(outcome.error.status, outcome.error.code, outcome.error.message));
         const full = request.granularity === 'full';
+        const outcome = await engine.execute(prepared, undefined, { deltas: false, state: full });
+        if (outcome.error) return sendError(res, requestId, new ApiError(outcome.error.status, outcome.error.code, outcome.error.message));
+        const state = full ? (outcome.state ?? null) : null;
         const data: InvokeData = {
           messages: outcome.messages.map(wireMessage),
-          state: full ? outcome.state : null,
-          context: full ? outcome.state.context : null,
-          summary: full ? outcome.state.context_summary : null,
+          state,
+          context: state ? state.context : null,
+          summary: state ? state.context_summary : null,
           meta: outcome.meta,
         };
         const message =

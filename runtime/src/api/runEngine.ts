@@ -42,14 +42,16 @@ export interface RunOutcome {
   pending: RemoteCall[];
   /** The API's code (`NODE_MODEL_ERROR`, …) and HTTP status of a failed run. */
   error?: { code: string; message: string; status: number };
-  /** The thread's state after the run, as the API shows it. */
-  state: AgentState;
+  /** The thread's state after the run, as the API shows it: made when the run's options or granularity ask for it. */
+  state?: AgentState;
   meta: RunMeta;
 }
 
-/** How a run's chunks are sent: the granularity asked for, and whether the model's text deltas go too. */
+/** What a run makes besides its outcome: the model's text deltas among its chunks, and the state after it. */
 export interface EmitOptions {
   deltas: boolean;
+  /** Make `RunOutcome.state` (invoke at `full` granularity); streams make it when their granularity sends it. */
+  state?: boolean;
 }
 
 /** How many sent remote calls are remembered for the duration of their result. */
@@ -136,7 +138,7 @@ export class RunEngine {
    * Runs a prepared run to its end, `emit`ting its chunks as the request's granularity keeps
    * them, and commits its outcome; never throws. Tracked, so `drain` waits for it.
    */
-  execute(prepared: PreparedRun, emit: (chunk: StreamChunk) => void, options: EmitOptions = { deltas: false }): Promise<RunOutcome> {
+  execute(prepared: PreparedRun, emit: ((chunk: StreamChunk) => void) | undefined, options: EmitOptions = { deltas: false }): Promise<RunOutcome> {
     const run = this.run(prepared, emit, options);
     this.inFlight.add(run);
     const forget = () => this.inFlight.delete(run);
@@ -190,21 +192,25 @@ export class RunEngine {
     }
   }
 
-  private async run(prepared: PreparedRun, emit: (chunk: StreamChunk) => void, options: EmitOptions): Promise<RunOutcome> {
+  private async run(prepared: PreparedRun, emit: ((chunk: StreamChunk) => void) | undefined, options: EmitOptions): Promise<RunOutcome> {
     const { threadId, runId, request, record, meta } = prepared;
     const store = this.store;
     const keep = EVENTS_OF[request.granularity];
+    // Chunks nobody reads (invoke's) are not made.
     const send = (event: StreamEvent, fields: Partial<Omit<StreamChunk, 'event' | 'timestamp'>>) => {
-      if (!keep.has(event)) return;
+      if (!emit || !keep.has(event)) return;
       const message = fields.message ? wireMessage(fields.message) : null;
       emit(chunkOf(event, { thread_id: threadId, run_id: runId, ...fields, message, metadata: { ...fields.metadata, ...meta } }));
     };
     let checkpoint: Checkpoint = record.checkpoint;
-    const outcome: RunOutcome = { status: 'error', messages: [], pending: [], meta, state: stateView(threadId, checkpoint, 'running') };
+    const outcome: RunOutcome = { status: 'error', messages: [], pending: [], meta };
     let committed = false;
     let stopped = false;
     const renewal = this.renewLease(threadId, runId);
+    // One signal per run, aborted by a stop of its thread or by the server's drain.
     const stopper = new AbortController();
+    const drained = () => stopper.abort();
+    this.stopRuns.signal.addEventListener('abort', drained, { once: true });
     this.running.set(threadId, stopper);
     const fail = (code: string, message: string) => {
       const wire = runErrorOf(code);
@@ -224,7 +230,7 @@ export class RunEngine {
           checkpoint: record.checkpoint,
           recursionLimit: request.recursionLimit,
           threadId,
-          signal: AbortSignal.any([this.stopRuns.signal, stopper.signal]),
+          signal: stopper.signal,
           deltas: options.deltas,
         },
       )) {
@@ -271,18 +277,21 @@ export class RunEngine {
       }
     } finally {
       clearInterval(renewal);
+      this.stopRuns.signal.removeEventListener('abort', drained);
       if (this.running.get(threadId) === stopper) this.running.delete(threadId);
       // A commit releases the lock whether it succeeds or not; every other path releases it here.
       if (!committed) await this.releaseQuietly(threadId, runId);
     }
-    outcome.state = stateView(threadId, checkpoint, outcome.status === 'waiting' ? 'interrupted_after' : outcome.status === 'error' ? 'error' : 'completed');
-    send('state', { state: outcome.state });
+    if (options.state || (emit && keep.has('state'))) {
+      outcome.state = stateView(threadId, checkpoint, outcome.status === 'waiting' ? 'interrupted_after' : outcome.status === 'error' ? 'error' : 'completed');
+      send('state', { state: outcome.state });
+    }
     send('updates', {
       data: {
         status: 'graph_invoked',
         reason: outcome.error ? outcome.error.message : outcome.status === 'waiting' ? 'Remote tool call - graph interrupted' : 'Graph execution completed successfully',
         is_interrupted: outcome.status === 'waiting',
-        total_messages: outcome.state.context.length,
+        total_messages: checkpoint.state.messages.length,
       },
     });
     return outcome;
