@@ -117,8 +117,8 @@ function observingFetch(observer: Observer): FetchLike {
     }
     const response = await fetch(input, init);
     if (invoke && response.ok) {
-      const answer = parseJson(await response.clone().text()) as { data?: { messages?: Message[]; thread_id?: string } } | undefined;
-      if (Array.isArray(answer?.data?.messages)) observer.onMessages(answer.data.messages, answer.data.thread_id);
+      const answer = parseJson(await response.clone().text()) as { data?: { messages?: Message[]; meta?: { thread_id?: string } } } | undefined;
+      if (Array.isArray(answer?.data?.messages)) observer.onMessages(answer.data.messages, answer.data.meta?.thread_id);
     }
     return response;
   };

@@ -74,6 +74,15 @@ describe('a conversation in the browser example', { timeout: 300_000 }, () => {
       try {
         await page.configure({ server: api.url, transport });
         assert.equal((await page.serverStatus()).state, 'connected');
+        // Counts the paragraphs of answers still being written (`.answer.streaming`) the page adds as text deltas come.
+        await page.page.evaluate(() => {
+          const counter = window as unknown as { streamedAnswers: number };
+          counter.streamedAnswers = 0;
+          new MutationObserver((records) => {
+            for (const record of records)
+              for (const node of Array.from(record.addedNodes)) if (node instanceof HTMLElement && node.matches('.answer.streaming')) counter.streamedAnswers++;
+          }).observe(document.getElementById('conversation')!, { childList: true, subtree: true });
+        });
         const turns: TurnView[] = [];
         for (const message of MESSAGES) {
           turns.push(await page.converse(message.prompt));
@@ -97,15 +106,18 @@ describe('a conversation in the browser example', { timeout: 300_000 }, () => {
           assert.equal(await barColour(page, index), GREEN);
         }
         assert.equal(await page.page.getAttribute('#thread', 'data-thread'), thread, 'the page shows the thread');
+        // A stream's answer comes word by word into a live paragraph, which the whole answer replaces (the transcript above has none left).
+        const streamed = await page.page.evaluate(() => (window as unknown as { streamedAnswers: number }).streamedAnswers);
+        assert.equal(streamed, transport === 'invoke' ? 0 : MESSAGES.length, 'each streamed answer was shown as it was written');
         // The server holds the three messages on that one thread.
-        const saved = (await (await fetch(`${api.url}/v1/threads/${thread}`)).json()) as { data: { messages: Array<{ role: string }> } };
+        const saved = (await (await fetch(`${api.url}/v1/threads/${thread}/messages`)).json()) as { data: { messages: Array<{ role: string }> } };
         assert.equal(saved.data.messages.filter((message) => message.role === 'user').length, 3);
         assert.deepEqual(page.consoleErrors, [], 'the console has no error');
         if (transport === 'http') {
           // Each message is two streams (the model's call, then the answer to the tool result). The
           // client reads each to its end rather than cancelling it, which made Chromium report every
-          // one as net::ERR_ABORTED. Chromium still does, now and then (about one stream in ten here),
-          // though the server ends the body in the write of its end chunk (runtime/src/api/graphRoutes.ts).
+          // one as net::ERR_ABORTED. Chromium still does, now and then, though the server ends the
+          // body as soon as the run is stored (runtime/src/api/graphRoutes.ts).
           const aborted = page.failedRequests.filter((request) => request.endsWith('net::ERR_ABORTED'));
           assert.ok(aborted.length < 2 * MESSAGES.length, `not every stream is reported aborted: ${aborted.join(' | ')}`);
           assert.deepEqual(page.failedRequests, aborted, 'no request failed otherwise');

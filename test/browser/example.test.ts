@@ -249,7 +249,7 @@ describe('the browser example in Chromium', { timeout: 300_000 }, () => {
         token: () => token,
         refused: true,
         text: () =>
-          `The 10xgraph server at ${api.url} refuses this page's origin ${refusedOrigin()} (403 origin_not_allowed): start 10xgraph api with --cors-origin ${refusedOrigin()}.`,
+          `The 10xgraph server at ${api.url} refuses this page's origin ${refusedOrigin()} (403 ORIGIN_NOT_ALLOWED): start 10xgraph api with --cors-origin ${refusedOrigin()}.`,
       },
     ];
     // The same page from 127.0.0.1 instead of localhost: another origin, not on the list.

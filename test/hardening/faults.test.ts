@@ -17,10 +17,10 @@
  * waiting thread must still be waiting for the same calls as the API sees them. Each client
  * then retries and its loop must end with the model's answer, with every message once.
  *
- * What the API does not offer: a client that lost an answer cannot ask the server where its
- * thread stands (no route returns a thread's pending calls or messages). The retrying client
- * therefore first retries what it had sent (which the server must refuse when it was already
- * stored) and then reads the thread from the database read-only, counting how often it had to.
+ * A client that lost an answer first retries what it had sent (which the server must refuse
+ * when it was already stored), then asks the server where its thread stands
+ * (`GET /v1/threads/{id}/state`: its messages and the remote calls it waits for), which must
+ * agree with the database, and goes on from there, counting how often it had to.
  *
  * TENXGRAPH_FAULT_KILLS (default 100) and TENXGRAPH_FAULT_SEED (a number or "random") make
  * longer or other runs.
@@ -31,8 +31,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { Message, TenxGraphClient, TenxGraphError } from '../../client-sdk/src';
-import type { FetchLike, Message as WireMessage, WebSocketConstructor } from '../../client-sdk/src';
+import { completedResult, Message, pendingRemoteCalls, TenxGraphClient } from '../../client-sdk/src';
+import type { FetchLike, RemoteToolCall, Message as WireMessage, WebSocketConstructor } from '../../client-sdk/src';
 import { ApiProcess, FAULT_AGENT_CONFIG, pollUntil } from './netSupport/apiProcess';
 import { countFrom, Random, seedFrom } from './netSupport/random';
 import { ThreadDb, threadProblems, type StoredThread } from './netSupport/threadDb';
@@ -54,7 +54,7 @@ interface Conversation {
   calls: number;
   transport: Transport;
   user: WireMessage;
-  /** Messages the server confirmed as stored (a 200 answer, or an `end` chunk), in thread order. */
+  /** Messages the server confirmed as stored (a 200 answer, or a run's `state` chunk), in thread order. */
   confirmed: WireMessage[];
   /** The input of the run under way, until its answer confirms it. */
   inFlight?: WireMessage[];
@@ -67,7 +67,7 @@ const stats = {
   interrupted: 0,
   resent: 0,
   refusedRetries: 0,
-  fromDatabase: 0,
+  fromServer: 0,
   probes: 0,
   handlerRuns: 0,
 };
@@ -81,6 +81,15 @@ function expectedAnswer(conv: Conversation): string {
   const values: string[] = [];
   for (let r = 0; r < conv.rounds; r++) for (let c = 0; c < conv.calls; c++) values.push(valueOf(`${conv.tag}-r${r}-c${c}`));
   return `answer ${conv.tag}: ${values.join(' ')}`;
+}
+
+/**
+ * Messages as stored and as sent compared: what they say (id, role, content, tool calls, metadata).
+ * The answers add the keys a message leaves out at their empty value (`delta`, `tools_calls`,
+ * `metadata`) and a `timestamp`, which the database's rows need not carry.
+ */
+function said(messages: readonly WireMessage[]): unknown[] {
+  return messages.map((m) => ({ message_id: m.message_id, role: m.role, content: m.content, tools_calls: m.tools_calls ?? null, metadata: m.metadata ?? {} }));
 }
 
 function lastText(messages: readonly WireMessage[]): string | undefined {
@@ -201,17 +210,17 @@ class Chaos {
     for (const thread of threads) {
       stats.probes++;
       const refusal = await postInvoke(this.server.url, { messages: [Message.text_message('probe: is this thread waiting?')], config: { thread_id: thread.threadId } });
-      assert.equal(refusal.status, 400, `a new turn on waiting thread ${thread.threadId} was not refused: ${JSON.stringify(refusal.body)}`);
-      assert.equal(refusal.body.error.code, 'missing_tool_results');
+      assert.equal(refusal.status, 422, `a new turn on waiting thread ${thread.threadId} was not refused: ${JSON.stringify(refusal.body)}`);
+      assert.equal(refusal.body.error.code, 'MISSING_TOOL_RESULTS');
       for (const call of thread.pending)
         assert.ok(refusal.body.error.message.includes(call.id), `the refusal does not name pending call ${call.id}: ${refusal.body.error.message}`);
     }
     const one = threads[0];
     if (one) {
-      const bogus = Message.tool_message([{ type: 'tool_result', call_id: 'call_that_never_was', output: 1, status: 'completed' }]);
+      const bogus = Message.tool_message([completedResult('call_that_never_was', 1)]);
       const refusal = await postInvoke(this.server.url, { messages: [bogus], config: { thread_id: one.threadId } });
-      assert.equal(refusal.status, 400);
-      assert.equal(refusal.body.error.code, 'unknown_call_id');
+      assert.equal(refusal.status, 422);
+      assert.equal(refusal.body.error.code, 'UNKNOWN_CALL_ID');
     }
   }
 }
@@ -240,8 +249,14 @@ class Worker {
       if (conv && body) conv.inFlight = body.messages;
       const response = await fetch(input, init);
       if (conv && body && response.status === 200) {
+        // The answer echoes the request's messages first, then the run's.
         const data = ((await response.clone().json()) as { data: { messages: WireMessage[] } }).data;
-        conv.confirmed.push(...body.messages, ...data.messages);
+        assert.deepEqual(
+          data.messages.slice(0, body.messages.length).map((m) => m.message_id),
+          body.messages.map((m) => m.message_id),
+          'the answer does not echo the request first',
+        );
+        conv.confirmed.push(...data.messages);
         conv.inFlight = undefined;
       }
       return response;
@@ -296,7 +311,7 @@ class Worker {
     assert.deepEqual(threadProblems(stored), []);
     assert.equal(stored.status, 'completed');
     assert.equal(stored.messages.length, 2 + 3 * rounds, `thread of ${tag}: user, ${rounds} × (call, remote call, results), answer`);
-    assert.deepEqual(stored.messages, conv.confirmed, `thread of ${tag}: the stored messages are not exactly those the client saw`);
+    assert.deepEqual(said(stored.messages), said(conv.confirmed), `thread of ${tag}: the stored messages are not exactly those the client saw`);
     assert.equal(stored.messages.filter((m) => m.role === 'user').length, 1, `thread of ${tag}: the user message is stored twice`);
   }
 
@@ -305,27 +320,31 @@ class Worker {
     const options = { config: { thread_id: conv.threadId } };
     if (conv.transport === 'invoke') {
       const result = await this.client.invoke(messages, options);
-      assert.equal(result.status, 'completed');
+      assert.deepEqual(pendingRemoteCalls(result.messages), [], `conversation ${conv.tag}: the loop ended with calls unanswered`);
       conv.answer = lastText(result.messages);
       return;
     }
     conv.inFlight = messages;
     let produced: WireMessage[] = [];
-    for await (const chunk of this.client.stream(messages, { ...options, transport: conv.transport === 'ws' ? 'ws' : 'http' })) {
+    // `partial` ends each run with a `state` chunk, sent once the run is stored: what confirms it.
+    for await (const chunk of this.client.stream(messages, { ...options, transport: conv.transport === 'ws' ? 'ws' : 'http', response_granularity: 'partial' })) {
       if (chunk.event === 'message') {
+        const message = chunk.message!;
+        if (message.delta === true) continue;
         // Between runs the client yields the tool message it is about to send: the next run's input.
         if (conv.inFlight === undefined) {
-          conv.inFlight = [chunk.data];
+          conv.inFlight = [message];
           // The generator sends it when resumed: not before a restarted server is checked.
           await this.chaos.ready();
-        } else produced.push(chunk.data);
+        } else if (!conv.inFlight.some((sent) => sent.message_id === message.message_id)) produced.push(message);
       } else if (chunk.event === 'error') {
         throw new Error(`conversation ${conv.tag}: the server sent an error chunk: ${JSON.stringify(chunk.data)}`);
-      } else if (chunk.event === 'end') {
-        assert.notEqual(chunk.data.status, 'error');
+      } else if (chunk.event === 'state') {
+        const status = chunk.state?.execution_meta.status;
+        assert.ok(status === 'interrupted_after' || status === 'completed', `conversation ${conv.tag}: a run ended ${String(status)}`);
         conv.confirmed.push(...(conv.inFlight ?? []), ...produced);
         conv.inFlight = undefined;
-        if (chunk.data.status === 'completed') conv.answer = lastText(produced);
+        if (status === 'completed') conv.answer = lastText(produced);
         produced = [];
       }
     }
@@ -339,7 +358,7 @@ class Worker {
     await this.chaos.ready();
     const stored = this.chaos.db.thread(conv.threadId);
     const messages = stored?.messages ?? [];
-    assert.deepEqual(messages.slice(0, conv.confirmed.length), conv.confirmed, `thread of ${conv.tag}: a message the server had confirmed is gone`);
+    assert.deepEqual(said(messages.slice(0, conv.confirmed.length)), said(conv.confirmed), `thread of ${conv.tag}: a message the server had confirmed is gone`);
     const inFlight = conv.inFlight;
     if (inFlight) {
       const committed = messages.some((m) => m.message_id === inFlight[0]!.message_id);
@@ -363,30 +382,59 @@ class Worker {
         if (!this.chaos.killedSince(epoch)) throw error;
         return this.recover(conv);
       }
-      assert.equal(refusal.status, 400, `thread of ${conv.tag}: a retry of stored ${isUser ? 'user message' : 'results'} was accepted: ${JSON.stringify(refusal.body)}`);
+      assert.equal(refusal.status, 422, `thread of ${conv.tag}: a retry of stored ${isUser ? 'user message' : 'results'} was accepted: ${JSON.stringify(refusal.body)}`);
       if (isUser) {
-        assert.equal(refusal.body.error.code, 'missing_tool_results');
+        assert.equal(refusal.body.error.code, 'MISSING_TOOL_RESULTS');
         for (const call of stored!.pending) assert.ok(refusal.body.error.message.includes(call.id));
       } else {
-        assert.equal(refusal.body.error.code, 'unknown_call_id');
+        assert.equal(refusal.body.error.code, 'UNKNOWN_CALL_ID');
       }
       stats.refusedRetries++;
     }
-    // Go on from the stored thread (read from the database: the API has no way to tell).
     conv.inFlight = undefined;
     if (!stored || messages.length === 0) {
       stats.resent++;
       return [conv.user];
     }
-    stats.fromDatabase++;
-    conv.confirmed = messages;
-    if (stored.status === 'completed') {
-      conv.answer = lastText(messages);
+    // Go on from the thread as the server tells it, which must be the stored thread.
+    const epoch = this.chaos.epoch;
+    let view: { messages: WireMessage[]; pending: RemoteToolCall[] };
+    try {
+      view = await this.threadView(conv.threadId);
+    } catch (error) {
+      if (!this.chaos.killedSince(epoch)) throw error;
+      return this.recover(conv);
+    }
+    assert.deepEqual(said(view.messages), said(messages), `thread of ${conv.tag}: the server's state is not the stored thread`);
+    assert.deepEqual(view.pending, stored.pending, `thread of ${conv.tag}: the server's pending calls are not the stored ones`);
+    stats.fromServer++;
+    conv.confirmed = view.messages;
+    if (view.pending.length === 0) {
+      assert.equal(stored.status, 'completed');
+      conv.answer = lastText(view.messages);
       return undefined;
     }
     assert.equal(stored.status, 'waiting');
-    const results = await this.client.tools.executeAll(stored.pending, { thread_id: conv.threadId });
+    const results = await this.client.tools.executeAll(view.pending, { thread_id: conv.threadId });
     return [Message.tool_message(results)];
+  }
+
+  /**
+   * The thread's messages and the remote calls it waits for (its `remote_tool_call` blocks no
+   * result answers, each with the ToolNode its message names), as `GET /v1/threads/{id}/state` tells them.
+   */
+  private async threadView(threadId: string): Promise<{ messages: WireMessage[]; pending: RemoteToolCall[] }> {
+    const { state } = await this.client.threadState(threadId);
+    assert.ok(state, `the server has no state for thread ${threadId}`);
+    const nodes = new Map<string, unknown>();
+    for (const message of state.context) for (const block of message.content) if (block.type === 'remote_tool_call') nodes.set(block.id, message.metadata?.node_name);
+    const pending = pendingRemoteCalls(state.context).map((block) => ({
+      id: block.id,
+      name: block.name,
+      args: block.args as Record<string, unknown>,
+      node: String(nodes.get(block.id)),
+    }));
+    return { messages: state.context, pending };
   }
 }
 
@@ -423,6 +471,9 @@ describe('SIGKILL at random points of the remote-tool loop', () => {
     const started = Date.now();
     try {
       for (let k = 0; k < KILLS && failure === undefined; k++) await chaos.cycle();
+    } catch (error) {
+      // A kill point no client reaches any more (a worker failed): the worker's failure is the cause.
+      failure ??= error;
     } finally {
       stopping = true;
       await Promise.all(watched);
@@ -442,7 +493,7 @@ describe('SIGKILL at random points of the remote-tool loop', () => {
     const kinds = KILL_KINDS.map((k) => `${k} ${stats.kills.get(k) ?? 0}`).join(', ');
     console.log(
       `faults: ${KILLS} kills in ${seconds} s (${kinds}); ${stats.conversations} conversations, ${stats.interrupted} interrupted; ` +
-        `${stats.resent} retried as sent, ${stats.refusedRetries} stored retries refused, ${stats.fromDatabase} resumed from the database; ` +
+        `${stats.resent} retried as sent, ${stats.refusedRetries} stored retries refused, ${stats.fromServer} resumed from the thread's state; ` +
         `${stats.probes} waiting threads probed; ${stats.handlerRuns} handler runs`,
     );
     if (KILLS >= 20) {

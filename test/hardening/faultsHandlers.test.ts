@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { Message, TenxGraphClient, TenxGraphError } from '../../client-sdk/src';
+import { failedResult, failureReasonOf, isFailedResult, Message, pendingRemoteCalls, TenxGraphClient, TenxGraphError } from '../../client-sdk/src';
 import type { Message as WireMessage, StreamChunk, ToolHandler, WebSocketConstructor } from '../../client-sdk/src';
 import { ApiProcess, FAULT_AGENT_CONFIG } from './netSupport/apiProcess';
 import { ThreadDb, threadProblems } from './netSupport/threadDb';
@@ -147,19 +147,20 @@ async function runLoop(client: TenxGraphClient, transport: 'invoke' | 'http' | '
   const options = { config: { thread_id: threadId } };
   if (transport === 'invoke') {
     const result = await client.invoke(text, options);
-    assert.equal(result.status, 'completed');
+    assert.deepEqual(pendingRemoteCalls(result.messages), [], 'the loop ended with calls unanswered');
     return result.messages;
   }
   const messages: WireMessage[] = [];
-  const ends: StreamChunk[] = [];
-  for await (const chunk of client.stream(text, { ...options, transport })) {
-    if (chunk.event === 'message') messages.push(chunk.data);
+  const states: StreamChunk[] = [];
+  // `partial` ends each run with its state: the first run waits on the calls, the second completes.
+  for await (const chunk of client.stream(text, { ...options, transport, response_granularity: 'partial' })) {
+    if (chunk.event === 'message' && chunk.message && chunk.message.delta !== true) messages.push(chunk.message);
     if (chunk.event === 'error') assert.fail(`error chunk: ${JSON.stringify(chunk.data)}`);
-    if (chunk.event === 'end') ends.push(chunk);
+    if (chunk.event === 'state') states.push(chunk);
   }
   assert.deepEqual(
-    ends.map((c) => c.event === 'end' && c.data.status),
-    ['waiting', 'completed'],
+    states.map((c) => c.state?.execution_meta.status),
+    ['interrupted_after', 'completed'],
   );
   return messages;
 }
@@ -213,9 +214,11 @@ describe('hostile tool handlers, end to end against 10xgraph api', () => {
           const result = results.find((r) => r.call_id === call.id);
           assert.ok(result, `no stored result for ${behaviour.name}`);
           assert.equal(result.status, 'failed', `${behaviour.name}: ${JSON.stringify(result)}`);
-          assert.equal(result.output, null, behaviour.name);
-          assert.match(result.error ?? '', behaviour.error, behaviour.name);
-          assert.ok(seen.includes(`failed:${result.error}`), `${behaviour.name}: the model did not see its error`);
+          assert.equal(result.is_error, true, behaviour.name);
+          const reason = (result.output as { error?: unknown } | null)?.error;
+          assert.equal(typeof reason, 'string', `${behaviour.name}: the reason is not output.error: ${JSON.stringify(result)}`);
+          assert.match(reason as string, behaviour.error, behaviour.name);
+          assert.ok(seen.includes(`failed:${reason as string}`), `${behaviour.name}: the model did not see its error`);
         });
       } finally {
         client.close();
@@ -246,7 +249,7 @@ describe('hostile tool handlers, end to end against 10xgraph api', () => {
       const stored = db.thread('thread-trap')!;
       assert.equal(stored.status, 'completed');
       const result = stored.messages.flatMap((m) => m.content).find((b) => b.type === 'tool_result');
-      assert.ok(result && result.type === 'tool_result' && result.status === 'failed' && result.error);
+      assert.ok(result && result.type === 'tool_result' && isFailedResult(result) && failureReasonOf(result));
       assert.match(Message.text(messages[messages.length - 1]!), /failed:/);
     } finally {
       client.close();
@@ -263,17 +266,17 @@ describe('hostile tool handlers, end to end against 10xgraph api', () => {
       );
       assert.ok(error instanceof TenxGraphError, String(error));
       assert.equal(error.status, 413);
-      assert.equal(error.code, 'body_too_large');
+      assert.equal(error.code, 'REQUEST_TOO_LARGE');
       assert.match(error.message, /larger than the server's limit of \d+ bytes/);
       const stored = db.thread('thread-huge')!;
       assert.deepEqual(threadProblems(stored), []);
       assert.equal(stored.status, 'waiting', 'the refused results left the call pending');
       assert.equal(stored.pending.length, 1);
       const results = await client.tools.executeAll([{ ...stored.pending[0]!, name: 'small' }]);
-      const retry = await client.invoke([Message.tool_message(results.map((r) => ({ ...r, status: 'failed', output: null, error: 'the result was too large to send' })))], {
+      const retry = await client.invoke([Message.tool_message(results.map((r) => failedResult(r.call_id, 'the result was too large to send')))], {
         config: { thread_id: 'thread-huge' },
       });
-      assert.equal(retry.status, 'completed');
+      assert.deepEqual(pendingRemoteCalls(retry.messages), []);
       assert.match(Message.text(retry.messages[retry.messages.length - 1]!), /failed:the result was too large to send/);
     } finally {
       client.close();

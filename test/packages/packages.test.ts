@@ -295,26 +295,32 @@ describe('the packages, installed outside the repository', { timeout: 900_000 },
       writeFileSync(
         join(project, 'client.mjs'),
         `import WebSocket from 'ws';
-import { TenxGraphClient, Message } from '10xgraph-client';
+import { TenxGraphClient, Message, pendingRemoteCalls } from '10xgraph-client';
 const client = new TenxGraphClient({ baseUrl: process.argv[2], WebSocket });
 client.registerToolHandler('get_user_location', (args) => ({ latitude: 48.86, longitude: 2.29, waited: args.timeout_ms }));
 const result = await client.invoke([Message.text_message('Where am I?')]);
 const chunks = [];
-for await (const chunk of client.stream('Where am I now?', { transport: 'ws' })) chunks.push(chunk.event);
+for await (const chunk of client.stream('Where am I now?', { transport: 'ws' })) {
+  const message = chunk.message;
+  chunks.push(!message ? chunk.event : message.delta ? 'delta' : message.content.some((b) => b.type === 'remote_tool_call') ? 'remote_tool_call' : message.role);
+}
 client.close();
-console.log(JSON.stringify({ status: result.status, results: result.messages.flatMap((m) => m.content).filter((b) => b.type === 'tool_result'), chunks }));
+console.log(JSON.stringify({ pending: pendingRemoteCalls(result.messages).length, results: result.messages.flatMap((m) => m.content).filter((b) => b.type === 'tool_result'), chunks }));
 `,
       );
       const ran = await must(process.execPath, ['client.mjs', url], project);
-      const outcome = JSON.parse(ran.stdout) as { status: string; results: Array<{ status: string; output: unknown }>; chunks: string[] };
-      assert.equal(outcome.status, 'completed');
+      const outcome = JSON.parse(ran.stdout) as { pending: number; results: Array<{ status: string; is_error: boolean; output: unknown }>; chunks: string[] };
+      assert.equal(outcome.pending, 0, 'the loop ended with no remote call unanswered');
       assert.deepEqual(
-        outcome.results.map((r) => [r.status, r.output]),
-        [['completed', { latitude: 48.86, longitude: 2.29, waited: 500 }]],
+        outcome.results.map((r) => [r.status, r.is_error, r.output]),
+        [['completed', false, { latitude: 48.86, longitude: 2.29, waited: 500 }]],
       );
-      assert.equal(outcome.chunks[0], 'metadata');
-      assert.ok(outcome.chunks.includes('remote_tool_calls'), outcome.chunks.join(' '));
-      assert.equal(outcome.chunks.at(-1), 'end');
+      // The message echoed, the model's call, the ToolNode's remote call, the client's results, the answer streamed then whole.
+      assert.equal(outcome.chunks[0], 'user', outcome.chunks.join(' '));
+      assert.ok(outcome.chunks.includes('remote_tool_call'), outcome.chunks.join(' '));
+      assert.ok(outcome.chunks.includes('tool'), outcome.chunks.join(' '));
+      assert.ok(outcome.chunks.includes('delta'), outcome.chunks.join(' '));
+      assert.equal(outcome.chunks.at(-1), 'assistant', outcome.chunks.join(' '));
 
       // Node 22+ has a WebSocket of its own: the client needs no `ws` there. Node 24 is the one
       // the e2e tools install (npm run setup:e2e; CI does); without it this part says so.
@@ -325,7 +331,9 @@ console.log(JSON.stringify({ status: result.status, results: result.messages.fla
           `import { TenxGraphClient } from '10xgraph-client';
 const client = new TenxGraphClient({ baseUrl: process.argv[2] }).registerToolHandler('get_user_location', () => ({ latitude: 1, longitude: 2 }));
 const events = [];
-for await (const chunk of client.stream('Where am I?', { transport: 'ws' })) events.push(chunk.event);
+for await (const chunk of client.stream('Where am I?', { transport: 'ws' })) {
+  events.push(chunk.message?.content.some((b) => b.type === 'remote_tool_call') ? 'remote_tool_call' : chunk.message && !chunk.message.delta ? chunk.message.role : chunk.event);
+}
 client.close();
 console.log(process.versions.node.split('.')[0], JSON.stringify(events));
 `,
@@ -334,8 +342,8 @@ console.log(process.versions.node.split('.')[0], JSON.stringify(events));
         const [major, events] = builtin.stdout.trim().split(' ');
         assert.ok(Number(major) >= 22, builtin.stdout);
         const seen = JSON.parse(events!) as string[];
-        assert.ok(seen.includes('remote_tool_calls'), events);
-        assert.equal(seen.at(-1), 'end');
+        assert.ok(seen.includes('remote_tool_call'), events);
+        assert.equal(seen.at(-1), 'assistant', events);
       });
     } finally {
       await stopUserApi(server);

@@ -14,11 +14,22 @@ export const FUZZ_TOKEN = 'fuzz-token-0123';
 export const ROUTES: Record<string, string> = {
   '/ping': 'GET',
   '/v1/graph': 'GET',
+  '/v1/graph:StateSchema': 'GET',
   '/v1/graph/tools': 'GET',
   '/v1/graph/invoke': 'POST',
   '/v1/graph/stream': 'POST',
+  '/v1/graph/stop': 'POST',
+  '/v1/graph/fix': 'POST',
   '/v1/graph/ws': 'GET',
+  '/v1/graph/live': 'GET',
+  '/v1/threads': 'GET',
 };
+
+/** The routes whose body is a run request (the others that take one take `{thread_id}`). */
+export const RUN_ROUTES: ReadonlySet<string> = new Set(['/v1/graph/invoke', '/v1/graph/stream']);
+
+/** The WebSocket routes: a plain GET of them is a 426. */
+export const UPGRADE_ROUTES: ReadonlySet<string> = new Set(['/v1/graph/ws', '/v1/graph/live']);
 
 /** The server's body limit (its default, 1 MiB). */
 export const BODY_LIMIT = 1024 * 1024;
@@ -39,15 +50,36 @@ function user(text: string): Record<string, unknown> {
 export const validRequest = fc
   .record({
     text: nastyText,
+    // "0" and none: the server assigns the id.
+    messageId: fc.constantFrom<string | undefined>(undefined, '0', 'msg-fuzz'),
     threadId: fc.option(fc.uuid(), { nil: undefined }),
     // One step is the model, a second the ToolNode: a limit of 1 ends the run in an error.
     limit: fc.option(fc.integer({ min: 2, max: 10_000 }), { nil: undefined }),
+    granularity: fc.constantFrom<string | undefined>(undefined, 'low', 'partial', 'full'),
+    initialState: fc.option(fc.dictionary(fc.constantFrom('mood', 'topic', 'count'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }), { nil: undefined }),
   })
-  .map(({ text, threadId, limit }) => ({
-    messages: [user(text)],
+  .map(({ text, messageId, threadId, limit, granularity, initialState }) => ({
+    messages: [{ ...(messageId === undefined ? {} : { message_id: messageId }), ...user(text) }],
     ...(threadId ? { config: { thread_id: `fuzz-${threadId}` } } : {}),
     ...(limit ? { recursion_limit: limit } : {}),
+    ...(granularity ? { response_granularity: granularity } : {}),
+    ...(initialState ? { initial_state: initialState } : {}),
   }));
+
+/** Requests the wire takes as they are, though a stricter reader would not: each runs on a new thread. */
+const lenientRequest: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
+  // A blank thread id asks for a new thread.
+  { messages: [user('hi')], config: { thread_id: '' } },
+  { messages: [user('hi')], config: { thread_id: '   ' } },
+  { messages: [user('hi')], config: { thread_id: null } },
+  // Text for content is one text block; an id left empty (or a number) is assigned or made text.
+  { messages: [{ role: 'user', content: 'hi' }] },
+  { messages: [{ message_id: '', role: 'user', content: [] }] },
+  { messages: [{ message_id: 0, role: 'user', content: [] }] },
+  // Fields the graph does not read are accepted and dropped.
+  { messages: [{ ...user('hi'), tools_calls: null, timestamp: 1.5, metadata: { a: 1 }, delta: false, usages: null }] },
+  { messages: [user('hi')], recursion_limit: null, response_granularity: null, initial_state: null, config: null },
+);
 
 /** Nesting `depth` deep of arrays or objects, as text (the body may be far deeper than any stack). */
 function deepText(depth: number, kind: 'array' | 'object', inner = '1'): string {
@@ -57,8 +89,8 @@ function deepText(depth: number, kind: 'array' | 'object', inner = '1'): string 
 const deepValue = fc.record({ depth: fc.integer({ min: 1000, max: 200_000 }), kind: fc.constantFrom('array' as const, 'object' as const) });
 
 /**
- * Bodies that break the request's contract in one place. Deep nesting inside a block's `args`
- * or a result's `output` is left to its own test (a known failure: it makes the server fail).
+ * Bodies that break the request's contract in one place. Deep nesting inside a result's
+ * `output` or `initial_state` is left to its own test (a known failure: it made the server fail).
  */
 const brokenRequest: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
   null,
@@ -74,31 +106,43 @@ const brokenRequest: fc.Arbitrary<unknown> = fc.constantFrom<unknown>(
   { messages: [{}] },
   { messages: [{ role: 'user' }] },
   { messages: [{ role: 'robot', content: [] }] },
-  { messages: [{ role: 'user', content: 'hi' }] },
   { messages: [{ role: 'user', content: [null] }] },
   { messages: [{ role: 'user', content: [{ type: 'image', url: 'x' }] }] },
   { messages: [{ role: 'user', content: [{ type: 'text' }] }] },
   { messages: [{ role: 'user', content: [{ type: 'text', text: 5 }] }] },
-  { messages: [{ role: 'user', content: [{ type: 'tool_call', id: '', name: 'x' }] }] },
-  { messages: [{ role: 'user', content: [{ type: 'tool_call', id: 'a', name: 5 }] }] },
-  { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'c', output: 1, status: 'done' }] }] },
+  // Only the model may call tools: a client's message carries no tool call.
+  { messages: [{ role: 'user', content: [{ type: 'tool_call', id: 'a', name: 'lookup', args: {} }] }] },
+  { messages: [{ role: 'user', content: [{ type: 'remote_tool_call', id: 'a', name: 'lookup', args: {}, tool_type: 'remote' }] }] },
+  { messages: [{ ...user('hi'), tools_calls: [{ id: 'a', type: 'function', function: { name: 'lookup', arguments: '{}' } }] }] },
+  { messages: [{ role: 'assistant', content: [{ type: 'text', text: 'I said so' }] }] },
+  { messages: [{ role: 'tool', content: [{ type: 'text', text: 'not a result' }] }] },
+  { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'c', output: 1, is_error: false, status: 'done' }] }] },
+  { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'c', output: 1, is_error: 'yes', status: 'failed' }] }] },
   { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'c', output: 1, status: 'failed', error: 5 }] }] },
-  { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'nope', output: 1, status: 'completed' }] }] },
-  { messages: [{ message_id: '', role: 'user', content: [] }] },
-  { messages: [{ message_id: 7, role: 'user', content: [] }] },
+  { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: '', output: 1, is_error: false, status: 'completed' }] }] },
+  { messages: [{ role: 'tool', content: [{ type: 'tool_result', call_id: 'nope', output: 1, is_error: false, status: 'completed' }] }] },
+  { messages: [{ message_id: { a: 1 }, role: 'user', content: [] }] },
+  { messages: [{ message_id: 'x'.repeat(257), role: 'user', content: [] }] },
   { messages: [user('hi')], config: 'thread' },
   { messages: [user('hi')], config: [] },
-  { messages: [user('hi')], config: { thread_id: '' } },
-  { messages: [user('hi')], config: { thread_id: '   ' } },
-  { messages: [user('hi')], config: { thread_id: 42 } },
+  { messages: [user('hi')], config: { thread_id: -1 } },
+  { messages: [user('hi')], config: { thread_id: '..' } },
+  { messages: [user('hi')], config: { thread_id: 'a/b' } },
   { messages: [user('hi')], config: { thread_id: 'x'.repeat(257) } },
+  { messages: [user('hi')], response_granularity: 'all' },
+  { messages: [user('hi')], response_granularity: 1 },
+  { messages: [user('hi')], initial_state: 'mood' },
+  { messages: [user('hi')], initial_state: { context: [] } },
+  { messages: [user('hi')], initial_state: { execution_meta: {} } },
   { messages: [user('hi')], recursion_limit: 0 },
   { messages: [user('hi')], recursion_limit: -1 },
   { messages: [user('hi')], recursion_limit: 1.5 },
   { messages: [user('hi')], recursion_limit: 10_001 },
   { messages: [user('hi')], recursion_limit: '5' },
   { messages: [user('hi')], recursion_limit: 1e308 },
+  // Valid, but one step is too few for the model and the ToolNode: the run fails (a 400 on invoke, an error chunk on a stream).
   { messages: [user('hi')], recursion_limit: 1 },
+  { messages: [user('hi')], recursion_limit: 1, response_granularity: 'full' },
 );
 
 /** Any JSON, or a valid request with one field replaced by any JSON value: valid or not, by chance. */
@@ -111,9 +155,16 @@ const randomJson: fc.Arbitrary<unknown> = fc.oneof(
 
 const wrongShape: fc.Arbitrary<unknown> = fc.oneof(brokenRequest, randomJson);
 
+/** The body of stop and fix, `{thread_id}`, with ids good and bad (no thread of the fuzz has one of them). */
+const threadBody: fc.Arbitrary<unknown> = fc.oneof(
+  fc.uuid().map((id) => ({ thread_id: `nobody-${id}` })),
+  fc.record({ thread_id: fc.oneof(nastyText, fc.integer(), fc.constant(null), fc.jsonValue({ maxDepth: 2 })) }),
+  fc.tuple(fc.uuid(), fc.constantFrom<unknown>({}, null, 'x', [])).map(([id, config]) => ({ thread_id: `nobody-${id}`, config })),
+);
+
 /** A body: its bytes, what kind it is, and whether the server must run it, refuse it, or may do either. */
 export interface FuzzBody {
-  kind: 'none' | 'valid' | 'broken' | 'json' | 'text' | 'bytes' | 'huge' | 'deep';
+  kind: 'none' | 'valid' | 'lenient' | 'broken' | 'json' | 'thread' | 'text' | 'bytes' | 'huge' | 'deep';
   expect: 'run' | 'refuse' | 'either';
   bytes?: Buffer;
 }
@@ -121,6 +172,8 @@ export interface FuzzBody {
 const bodyArb: fc.Arbitrary<FuzzBody> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<FuzzBody>({ kind: 'none', expect: 'refuse' }) },
   { weight: 3, arbitrary: validRequest.map((v): FuzzBody => ({ kind: 'valid', expect: 'run', bytes: Buffer.from(JSON.stringify(v)) })) },
+  { weight: 1, arbitrary: lenientRequest.map((v): FuzzBody => ({ kind: 'lenient', expect: 'run', bytes: Buffer.from(JSON.stringify(v)) })) },
+  { weight: 1, arbitrary: threadBody.map((v): FuzzBody => ({ kind: 'thread', expect: 'either', bytes: Buffer.from(JSON.stringify(v)) })) },
   { weight: 4, arbitrary: brokenRequest.map((v): FuzzBody => ({ kind: 'broken', expect: 'refuse', bytes: Buffer.from(JSON.stringify(v) ?? 'null') })) },
   { weight: 3, arbitrary: randomJson.map((v): FuzzBody => ({ kind: 'json', expect: 'either', bytes: Buffer.from(JSON.stringify(v) ?? 'null') })) },
   {
@@ -303,39 +356,45 @@ export const requestArb: fc.Arbitrary<FuzzRequest> = fc.oneof({ weight: 1, arbit
 
 /** One WebSocket frame of a fuzzed sequence. */
 export type FuzzFrame =
-  | { kind: 'valid'; id: string | null; body: Record<string, unknown> }
-  | { kind: 'invalid'; id: string | number | null; text: string }
+  /** A `fresh` run on a new thread: the fault agent answers it with a remote call. */
+  | { kind: 'valid'; body: Record<string, unknown> }
+  /** A frame of any other shape (a `fresh` or `resume` frame or none), which may run or be refused; `json` whether it is JSON at all. */
+  | { kind: 'invalid'; json: boolean; text: string }
   | { kind: 'binary'; bytes: Buffer }
-  | { kind: 'unknown-call'; id: string }
+  /** A `resume` frame answering a call its (new) thread never made. */
+  | { kind: 'unknown-call'; threadId: string }
   | { kind: 'ping' }
   | { kind: 'oversized' }
-  | { kind: 'close-mid-run'; id: string; body: Record<string, unknown> };
+  | { kind: 'close-mid-run'; body: Record<string, unknown> };
 
-let frameId = 0;
-const freshId = () => `f${++frameId}`;
+/** A frame's `invoke_type`: the two the wire has, none (a `fresh` run), or anything else. */
+const invokeTypeArb = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom<unknown>('fresh', 'resume', undefined) },
+  { weight: 1, arbitrary: fc.oneof(fc.constantFrom<unknown>('FRESH', '', null, 1, 'invoke', ['fresh']), nastyText) },
+);
 
 const frameArb: fc.Arbitrary<FuzzFrame> = fc.oneof(
-  { weight: 3, arbitrary: fc.tuple(validRequest, fc.boolean()).map(([body, withId]): FuzzFrame => ({ kind: 'valid', id: withId ? freshId() : null, body })) },
+  { weight: 3, arbitrary: validRequest.map((body): FuzzFrame => ({ kind: 'valid', body: { invoke_type: 'fresh', ...body } })) },
   {
     weight: 4,
-    arbitrary: fc.tuple(wrongShape, fc.constantFrom<'string' | 'number' | 'none' | 'object'>('string', 'number', 'none', 'object')).map(([value, idKind]): FuzzFrame => {
+    arbitrary: fc.tuple(wrongShape, invokeTypeArb, fc.boolean()).map(([value, invokeType, asResume]): FuzzFrame => {
       const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
-      const id = idKind === 'string' ? freshId() : idKind === 'number' ? ++frameId : idKind === 'object' ? { nested: true } : undefined;
-      const { id: _ownId, ...rest } = isObject ? (value as Record<string, unknown>) : {};
-      const framed = isObject ? (id !== undefined ? { ...rest, id } : rest) : value;
-      const shownId = isObject && (typeof id === 'string' || typeof id === 'number') ? id : null;
-      return { kind: 'invalid', id: shownId, text: JSON.stringify(framed) ?? 'null' };
+      if (!isObject) return { kind: 'invalid', json: true, text: JSON.stringify(value) ?? 'null' };
+      const { messages, ...rest } = value as Record<string, unknown>;
+      // A `resume` frame carries its messages as `tool_result`.
+      const body = invokeType === 'resume' && asResume ? { ...rest, tool_result: messages } : (value as Record<string, unknown>);
+      return { kind: 'invalid', json: true, text: JSON.stringify(invokeType === undefined ? body : { invoke_type: invokeType, ...body }) };
     }),
   },
   {
     weight: 2,
     arbitrary: fc
-      .oneof(nastyText, fc.constantFrom('', '{', '{"id":"x",', 'undefined', '[', '{"messages":[}'))
+      .oneof(nastyText, fc.constantFrom('', '{', '{"invoke_type":"fresh",', 'undefined', '[', '{"messages":[}'))
       .filter(isNotJson)
-      .map((text): FuzzFrame => ({ kind: 'invalid', id: null, text })),
+      .map((text): FuzzFrame => ({ kind: 'invalid', json: false, text })),
   },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((b): FuzzFrame => ({ kind: 'binary', bytes: Buffer.from(b) })) },
-  { weight: 1, arbitrary: fc.constant(null).map((): FuzzFrame => ({ kind: 'unknown-call', id: freshId() })) },
+  { weight: 1, arbitrary: fc.uuid().map((id): FuzzFrame => ({ kind: 'unknown-call', threadId: `fuzz-resume-${id}` })) },
   { weight: 1, arbitrary: fc.constant<FuzzFrame>({ kind: 'ping' }) },
 );
 
@@ -355,10 +414,18 @@ export const frameSequenceArb: fc.Arbitrary<FuzzFrame[]> = fc
     fc.oneof(
       { weight: 6, arbitrary: fc.constant<FuzzFrame | undefined>(undefined) },
       { weight: 1, arbitrary: fc.constant<FuzzFrame | undefined>({ kind: 'oversized' }) },
-      { weight: 2, arbitrary: validRequest.map((body): FuzzFrame | undefined => ({ kind: 'close-mid-run', id: freshId(), body })) },
+      { weight: 2, arbitrary: validRequest.map((body): FuzzFrame | undefined => ({ kind: 'close-mid-run', body: { invoke_type: 'fresh', ...body } })) },
     ),
   )
   .map(([frames, last]) => (last ? [...frames, last] : frames));
 
-/** How the WebSocket authenticates: header, `?token=`, a wrong token, or none. */
-export const wsAuthArb = fc.constantFrom<'header' | 'query' | 'wrong' | 'none'>('header', 'header', 'query', 'query', 'wrong', 'none');
+/** How a WebSocket authenticates: with the token (a header, `?token=`, the subprotocols `10xgraph-bearer` or `agentflow-bearer`), a wrong token, or none. */
+export type WsAuth = 'header' | 'query' | 'protocol' | 'legacy-protocol' | 'wrong' | 'wrong-protocol' | 'none';
+
+/** Whether a WebSocket authenticating so must be let in. */
+export function wsAuthorizes(auth: WsAuth): boolean {
+  return auth === 'header' || auth === 'query' || auth === 'protocol' || auth === 'legacy-protocol';
+}
+
+/** How a WebSocket authenticates, mostly with the token. */
+export const wsAuthArb = fc.constantFrom<WsAuth>('header', 'query', 'protocol', 'protocol', 'legacy-protocol', 'wrong', 'wrong-protocol', 'none');

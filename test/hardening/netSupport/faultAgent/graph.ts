@@ -5,7 +5,7 @@
  * and never finish, so the test can SIGKILL the server at that exact point of the loop.
  */
 import { readFileSync } from 'node:fs';
-import { END, ModelNode, ScriptedModel, StateGraph, ToolNode, toolsCondition } from '10xgraph';
+import { END, failureReasonOf, isFailedResult, ModelNode, ScriptedModel, StateGraph, ToolNode, toolsCondition } from '10xgraph';
 import type { Message, ModelRequest, ModelTurn } from '10xgraph';
 
 /** Which turn to hold: `call` (a turn that will call tools) or `answer` (the final turn). */
@@ -59,7 +59,7 @@ async function script(request: ModelRequest): Promise<ModelTurn> {
   }
   const outputs: string[] = [];
   for (const message of turn) {
-    for (const block of message.content) if (block.type === 'tool_result') outputs.push(block.status === 'completed' ? String(block.output) : `failed:${block.error}`);
+    for (const block of message.content) if (block.type === 'tool_result') outputs.push(isFailedResult(block) ? `failed:${failureReasonOf(block)}` : String(block.output));
   }
   return { text: `answer ${ask.tag}: ${outputs.join(' ')}` };
 }
