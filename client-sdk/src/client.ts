@@ -481,6 +481,8 @@ export class TenxGraphClient<Tools extends object = Record<string, AnyToolArgs>>
       for await (const chunk of socket.chunks) {
         if (chunk.event === 'updates' && chunk.data?.status === WS_DONE_STATUS) return;
         yield chunk;
+        // The Python server sends no `done` after refusing a frame: an error ends the run either way.
+        if (chunk.event === 'error') return;
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);

@@ -19,7 +19,8 @@ import type { ApiLogger } from './log';
 import { shownValue } from './origin';
 import { stateView, wireMessage } from './stateView';
 import { LockLostError, StoreUnavailableError, type ThreadRecord, type ThreadStore } from './store/index';
-import { busy } from './threadRoutes';
+import { failedResult, toolResultMessage } from '../graph/messages';
+import { busy, CANCELLED_RESULT } from './threadRoutes';
 import type { RunRequest } from './validate';
 
 /** The graph a server runs: a compiled graph, possibly made by another copy of the library. */
@@ -89,7 +90,7 @@ export class RunEngine {
   /** The runs of this process by thread, for `stop`. */
   private readonly running = new Map<string, AbortController>();
   /** When each remote call was sent to the client, for the duration logged with its result. */
-  private readonly emittedAt = new Map<string, { at: number; threadId: string }>();
+  private readonly emittedAt = new Map<string, { at: number; threadId: string | undefined }>();
   private closing = false;
 
   constructor(graph: ServableGraph, store: ThreadStore, log: ApiLogger) {
@@ -128,6 +129,13 @@ export class RunEngine {
       throw new ApiError(wire.status, wire.code, `Thread '${threadId}': ${errorMessageOf(error)}`, [
         { loc: ['body', 'messages'], msg: errorMessageOf(error), type: 'value_error' },
       ]);
+    }
+    const known = new Set(record.checkpoint.state.messages.map((message) => message.message_id));
+    const repeated = request.messages.find((message) => known.has(message.message_id));
+    if (repeated) {
+      await this.releaseQuietly(threadId, runId);
+      const text = `Thread '${threadId}' already has a message '${repeated.message_id.slice(0, 100)}'; send another message_id, or "0" to let the server make one.`;
+      throw new ApiError(422, 'VALIDATION_ERROR', text, [{ loc: ['body', 'messages', request.messages.indexOf(repeated), 'message_id'], msg: text, type: 'value_error' }]);
     }
     this.logResults(threadId, record.checkpoint.pending ?? [], request.messages);
     const meta: RunMeta = { is_new_thread: record.status === 'new' && record.messageCount === 0, thread_id: threadId };
@@ -252,13 +260,23 @@ export class RunEngine {
           clearInterval(renewal);
           committed = true;
           checkpoint = event.checkpoint;
+          // Stopped as it handed calls to the client: they are cancelled, as a stop between runs cancels them.
+          if (stopper.signal.aborted && !this.stopRuns.signal.aborted && event.status === 'waiting') {
+            stopped = true;
+            const cancelled = toolResultMessage(checkpoint.pending.map((call) => failedResult(call.id, CANCELLED_RESULT)));
+            cancelled.timestamp = Date.now() / 1000;
+            outcome.messages.push(cancelled);
+            send('message', { message: cancelled });
+            checkpoint = { state: { ...checkpoint.state, messages: [...checkpoint.state.messages, cancelled] }, pending: [] };
+            outcome.pending = [];
+          }
           await store.commit(threadId, runId, {
-            checkpoint: event.checkpoint,
-            status: event.status === 'waiting' ? 'waiting' : 'completed',
+            checkpoint,
+            status: checkpoint.pending.length > 0 ? 'waiting' : 'completed',
             from: record.messageCount,
             ...(outcome.error ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
           });
-          outcome.status = outcome.error ? 'error' : stopped ? 'completed' : event.status;
+          outcome.status = outcome.error ? 'error' : stopped || checkpoint.pending.length === 0 ? 'completed' : 'waiting';
           break;
         }
       }
@@ -364,6 +382,8 @@ export class RunEngine {
   private remember(callId: string, at: number, threadId: string): void {
     // Bounded: calls never answered must not grow the map for the life of the process.
     if (this.emittedAt.size >= MAX_REMEMBERED_CALLS) this.emittedAt.delete(this.emittedAt.keys().next().value as string);
-    this.emittedAt.set(callId, { at, threadId });
+    // An id handed out from two threads (model ids are unique only within a turn) names neither.
+    const earlier = this.emittedAt.get(callId);
+    this.emittedAt.set(callId, { at, threadId: earlier !== undefined && earlier.threadId !== threadId ? undefined : threadId });
   }
 }

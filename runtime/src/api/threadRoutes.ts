@@ -213,16 +213,30 @@ async function withThread<T>(
   try {
     const outcome = change(record);
     if ('unchanged' in outcome) return outcome.result;
-    committed = true;
     await store.commit(threadId, owner, {
       checkpoint: outcome.checkpoint,
       status: outcome.checkpoint.pending.length > 0 ? 'waiting' : 'completed',
       from: outcome.from,
       ...(outcome.rewrite ? { rewrite: true } : {}),
     });
+    committed = true;
     return outcome.result;
   } finally {
+    // A commit that failed may have left the lock held (a store that could not be reached): released here, if still ours.
     if (!committed) await store.release(threadId, owner).catch(() => {});
+  }
+}
+
+/** Refuses messages whose ids the thread already has: an id names one message of a thread. */
+function refuseKnownIds(record: ThreadRecord, messages: readonly Message[], loc: Array<string | number>): void {
+  const known = new Set(record.checkpoint.state.messages.map((message) => message.message_id));
+  const repeated = messages.findIndex((message) => known.has(message.message_id));
+  if (repeated !== -1) {
+    throw invalid(`Field '${loc.join('.')}[${repeated}].message_id' is '${messages[repeated]!.message_id.slice(0, 100)}', which a message of thread '${record.threadId}' already has; send another id, or "0" to let the server make one.`, [
+      ...loc,
+      repeated,
+      'message_id',
+    ]);
   }
 }
 
@@ -233,8 +247,12 @@ async function putState(res: ServerResponse, requestId: string, store: ThreadSto
   const added = update.context === undefined || update.context === null ? [] : update.context;
   if (!Array.isArray(added)) throw invalid(`Field 'state.context' must be a list of messages to append; got ${describe(added)}.`, ['state', 'context']);
   const messages = added.map((message, i) => parseMessage(message, ['state', 'context', i]));
+  // Tool results answer calls, through a run: appended here they would forge a tool's answer.
+  const tool = messages.findIndex((message) => message.role === 'tool');
+  if (tool !== -1) throw invalid(`Field 'state.context[${tool}]' is a tool message: tool results answer pending calls through /v1/graph/invoke, not here.`, ['state', 'context', tool]);
   const view = await withThread(store, threadId, true, (record) => {
     refuseWhileWaiting(record, 'change its state');
+    refuseKnownIds(record, messages, ['state', 'context']);
     const values: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(update)) {
       // `execution_meta` is the graph's; a null leaves a value as it is.
@@ -273,6 +291,7 @@ async function putMessages(res: ServerResponse, requestId: string, store: Thread
     throw invalid(`Field 'metadata' must be an object; got ${describe(body.metadata)}.`, ['metadata']);
   await withThread(store, threadId, true, (record) => {
     refuseWhileWaiting(record, 'take new messages');
+    refuseKnownIds(record, messages, ['messages']);
     const checkpoint: Checkpoint = { ...record.checkpoint, state: { ...record.checkpoint.state, messages: [...record.checkpoint.state.messages, ...messages] } };
     return { checkpoint, from: record.messageCount, rewrite: false, result: undefined };
   });
@@ -322,6 +341,7 @@ export async function cancelPending(store: ThreadStore, threadId: string, guard:
       const calls = record.checkpoint.pending;
       if (record.status !== 'waiting' || calls.length === 0) return { unchanged: true, result: [] as string[] };
       const message = toolResultMessage(calls.map((call) => failedResult(call.id, CANCELLED_RESULT)));
+      message.timestamp = Date.now() / 1000;
       const checkpoint: Checkpoint = { state: { ...record.checkpoint.state, messages: [...record.checkpoint.state.messages, message] }, pending: [] };
       return { checkpoint, from: record.messageCount, rewrite: false, result: calls.map((call) => call.id) };
     });
@@ -354,7 +374,18 @@ async function storeFix(store: ThreadStore, threadId: string): Promise<FixData> 
         const state = JSON.stringify(stateView(threadId, record.checkpoint, 'completed'));
         return { unchanged: true, result: { success: true, message: 'No unanswered tool calls found.', removed_count: 0, state } };
       }
-      const kept = messages.filter((message) => !dangling(message));
+      // The results of the other calls of a removed message go with it: a result answers a call the thread has.
+      const removedCalls = new Set<string>();
+      for (const message of messages) {
+        if (dangling(message)) for (const block of message.content) if (block.type === 'tool_call' || block.type === 'remote_tool_call') removedCalls.add(block.id);
+      }
+      const kept: Message[] = [];
+      for (const message of messages) {
+        if (dangling(message)) continue;
+        const content = message.content.filter((block) => block.type !== 'tool_result' || !removedCalls.has(block.call_id));
+        if (content.length === message.content.length) kept.push(message);
+        else if (content.length > 0) kept.push({ ...message, content });
+      }
       const checkpoint: Checkpoint = { state: { ...record.checkpoint.state, messages: kept }, pending: [] };
       const removed = messages.length - kept.length;
       return {

@@ -31,6 +31,9 @@ export interface RunRequest {
   values?: Record<string, unknown>;
 }
 
+/** The `config.thread_id` that asks for a new thread, as a blank one does. */
+const NEW_THREAD = 'new';
+
 /** State keys a request cannot set through `initial_state`: the graph keeps them. */
 const RESERVED_STATE_KEYS = new Set(['messages', 'context', 'context_summary', 'execution_meta']);
 
@@ -49,8 +52,8 @@ export function parseRunRequest(body: unknown, messagesField = 'messages'): RunR
   if (config !== undefined && config !== null) {
     if (!isObject(config)) throw invalid(`Field 'config' must be an object like {"thread_id": "..."}; got ${describe(config)}.`, ['config']);
     const id = config.thread_id;
-    // A blank id (or none) asks for a new thread, as on the Python server.
-    if (id !== undefined && id !== null && !(typeof id === 'string' && id.trim() === '')) {
+    // A blank id, "new" (or none) asks for a new thread, as on the Python server.
+    if (id !== undefined && id !== null && !(typeof id === 'string' && (id.trim() === '' || id.trim() === NEW_THREAD))) {
       request.threadId = checkThreadId(
         typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? String(id) : typeof id === 'string' ? id.trim() : id,
         "Field 'config.thread_id'",

@@ -54,8 +54,11 @@ export function serveRunSocket(ws: WebSocket, options: RunSocketOptions): void {
   });
   /** The runs of this socket, one after another, as the real server takes them. */
   let queue: Promise<unknown> = Promise.resolve();
+  /** Set when the socket closes: frames still queued then are dropped, their threads untouched. */
+  let closed = false;
   ws.on('error', () => {});
   ws.on('close', (code: number) => {
+    closed = true;
     guard.stop();
     log.debug?.(`A WebSocket closed (code ${code}).`, { event: 'websocket_closed', code });
   });
@@ -95,6 +98,7 @@ export function serveRunSocket(ws: WebSocket, options: RunSocketOptions): void {
       // The thread is checked and locked when the run starts: after the socket's earlier runs.
       const accepted = guard.schedule(() => {
         const work = queue.then(async () => {
+          if (closed) return;
           let prepared: PreparedRun;
           try {
             prepared = await engine.prepare(request);
@@ -112,7 +116,8 @@ export function serveRunSocket(ws: WebSocket, options: RunSocketOptions): void {
       });
       if (!accepted) throw new ApiError(429, 'TOO_MANY_RUNS', 'This WebSocket has too many runs waiting; wait for their done before sending more.');
     } catch (error) {
-      fail(error);
+      // After the runs the socket already has, so a client reading until each `done` reads its answers in order.
+      queue = queue.then(() => fail(error));
     }
   });
 }

@@ -128,7 +128,7 @@ export function toChatCompletionMessages(messages: readonly Message[], systemPro
         out.push({ role: 'tool', tool_call_id: block.call_id, content: isFailedResult(block) ? `Error: ${failureReasonOf(block)}` : stringify(block.output) });
       }
     }
-    if (message.role === 'user' && text !== '') out.push({ role: 'user', content: text });
+    if ((message.role === 'user' || message.role === 'system') && text !== '') out.push({ role: message.role, content: text });
   }
   return out;
 }
