@@ -232,11 +232,10 @@ function refuseKnownIds(record: ThreadRecord, messages: readonly Message[], loc:
   const known = new Set(record.checkpoint.state.messages.map((message) => message.message_id));
   const repeated = messages.findIndex((message) => known.has(message.message_id));
   if (repeated !== -1) {
-    throw invalid(`Field '${loc.join('.')}[${repeated}].message_id' is '${messages[repeated]!.message_id.slice(0, 100)}', which a message of thread '${record.threadId}' already has; send another id, or "0" to let the server make one.`, [
-      ...loc,
-      repeated,
-      'message_id',
-    ]);
+    throw invalid(
+      `Field '${loc.join('.')}[${repeated}].message_id' is '${messages[repeated]!.message_id.slice(0, 100)}', which a message of thread '${record.threadId}' already has; send another id, or "0" to let the server make one.`,
+      [...loc, repeated, 'message_id'],
+    );
   }
 }
 
@@ -249,7 +248,8 @@ async function putState(res: ServerResponse, requestId: string, store: ThreadSto
   const messages = added.map((message, i) => parseMessage(message, ['state', 'context', i]));
   // Tool results answer calls, through a run: appended here they would forge a tool's answer.
   const tool = messages.findIndex((message) => message.role === 'tool');
-  if (tool !== -1) throw invalid(`Field 'state.context[${tool}]' is a tool message: tool results answer pending calls through /v1/graph/invoke, not here.`, ['state', 'context', tool]);
+  if (tool !== -1)
+    throw invalid(`Field 'state.context[${tool}]' is a tool message: tool results answer pending calls through /v1/graph/invoke, not here.`, ['state', 'context', tool]);
   const view = await withThread(store, threadId, true, (record) => {
     refuseWhileWaiting(record, 'change its state');
     refuseKnownIds(record, messages, ['state', 'context']);

@@ -17,6 +17,9 @@ import { chunkOf, type PreparedRun, type RunEngine } from './runEngine';
 import { guardWebSocket, type SocketLimits } from './sockets';
 import { isObject, parseRunRequest, type RunRequest } from './validate';
 
+/** The most runs and refusals one socket keeps waiting in order; refusals past it are sent at once. */
+const MAX_QUEUED_ANSWERS = 64;
+
 /** What a run socket needs of its server. */
 export interface RunSocketOptions {
   engine: RunEngine;
@@ -54,6 +57,14 @@ export function serveRunSocket(ws: WebSocket, options: RunSocketOptions): void {
   });
   /** The runs of this socket, one after another, as the real server takes them. */
   let queue: Promise<unknown> = Promise.resolve();
+  /** Runs and refusals waiting on `queue`: past the bound a refusal goes out at once, so a flood cannot grow it. */
+  let queued = 0;
+  const enqueue = (work: () => Promise<void> | void): Promise<void> => {
+    queued++;
+    const next = queue.then(work).finally(() => queued--);
+    queue = next;
+    return next;
+  };
   /** Set when the socket closes: frames still queued then are dropped, their threads untouched. */
   let closed = false;
   ws.on('error', () => {});
@@ -96,8 +107,8 @@ export function serveRunSocket(ws: WebSocket, options: RunSocketOptions): void {
       const request = parseRunFrame(frame);
       threadId = request.threadId ?? null;
       // The thread is checked and locked when the run starts: after the socket's earlier runs.
-      const accepted = guard.schedule(() => {
-        const work = queue.then(async () => {
+      const accepted = guard.schedule(() =>
+        enqueue(async () => {
           if (closed) return;
           let prepared: PreparedRun;
           try {
@@ -110,14 +121,15 @@ export function serveRunSocket(ws: WebSocket, options: RunSocketOptions): void {
           const outcome = await engine.execute(prepared, send, { deltas: true });
           done();
           logFrame(outcome.status, outcome.error?.code);
-        });
-        queue = work;
-        return work;
-      });
+        }),
+      );
       if (!accepted) throw new ApiError(429, 'TOO_MANY_RUNS', 'This WebSocket has too many runs waiting; wait for their done before sending more.');
     } catch (error) {
-      // After the runs the socket already has, so a client reading until each `done` reads its answers in order.
-      queue = queue.then(() => fail(error));
+      // After the runs the socket already has, so a client reading until each `done` reads its answers in order;
+      // a flood's refusal (too many runs, or too many answers waiting) goes out at once.
+      const flood = error instanceof ApiError && error.code === 'TOO_MANY_RUNS';
+      if (!flood && queued < MAX_QUEUED_ANSWERS) void enqueue(() => fail(error));
+      else fail(error);
     }
   });
 }
