@@ -19,6 +19,7 @@ import { readDocSections } from './docsExamples';
 const ROOT = join(__dirname, '..', '..');
 const SCHEMA_PATH = join(ROOT, 'schemas', '10xgraph.schema.json');
 const FIXTURES_DIR = join(ROOT, 'test', 'fixtures');
+const WIRE_SCHEMAS_DIR = join(FIXTURES_DIR, 'wire');
 
 /** Error codes no JSON Schema can express: uniqueness of a field across items, the files beside the config, and the graph. */
 const NOT_IN_SCHEMA = new Set<ProblemCode>([
@@ -58,7 +59,8 @@ function findJsonFiles(dir: string): string[] {
   }
   for (const name of names.sort()) {
     const path = join(dir, name);
-    if (name === 'node_modules') continue;
+    // node_modules, and the JSON Schemas of the API's answers (test/fixtures/wire), which are no configs.
+    if (name === 'node_modules' || path === WIRE_SCHEMAS_DIR) continue;
     if (statSync(path).isDirectory()) out.push(...findJsonFiles(path));
     else if (name.endsWith('.json')) out.push(path);
   }
