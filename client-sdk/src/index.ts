@@ -4,7 +4,7 @@
  */
 export { TenxGraphClient, DEFAULT_BASE_URL } from './client';
 export { DEFAULT_RECURSION_LIMIT, MAX_THREAD_ID_LENGTH, isThreadId, completedResult, failedResult, failureReasonOf, isFailedResult, pendingRemoteCalls } from './wire';
-export { WS_BEARER_PROTOCOL, WS_LEGACY_BEARER_PROTOCOL } from './wsConnection';
+export { WS_BEARER_PROTOCOL, WS_LEGACY_BEARER_PROTOCOL } from './wire';
 export type { TenxGraphClientOptions, RunOptions, StreamOptions, InvokeResult, FetchLike, PageOptions, ToolRegistration } from './client';
 export { ToolExecutor, describeThrown, toJsonValue } from './toolExecutor';
 export type { AnyToolArgs, ToolHandler, ToolHandlerOptions, ToolCallContext, ToolExecutorOptions, ExecuteContext } from './toolExecutor';

@@ -399,6 +399,30 @@ export function failureReasonOf(block: ToolResultBlock): string {
  */
 export const UNASSIGNED_MESSAGE_ID = '0';
 
+/** Whether a message's id asks the server for one: missing, empty, `"0"` or `0`. */
+export function isUnassignedMessageId(id: unknown): boolean {
+  return id === undefined || id === null || id === '' || id === UNASSIGNED_MESSAGE_ID || id === 0;
+}
+
+/**
+ * A thread id as a request gives it, as the Python server reads one: a positive whole number is
+ * its digits, text is trimmed; anything else is returned as it is, for the caller to refuse.
+ */
+export function threadIdText(value: unknown): unknown {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
+  return typeof value === 'string' ? value.trim() : value;
+}
+
+/**
+ * The subprotocol that says "the next subprotocol is the bearer token": browsers cannot set
+ * headers on a WebSocket, and a token in the URL ends up in logs and histories. A server answers
+ * with this entry, never with the token.
+ */
+export const WS_BEARER_PROTOCOL = '10xgraph-bearer';
+
+/** The older name of `WS_BEARER_PROTOCOL`, which the Python client still sends and servers take. */
+export const WS_LEGACY_BEARER_PROTOCOL = 'agentflow-bearer';
+
 /**
  * The remote calls `messages` ask the client to run: their `remote_tool_call` blocks that no
  * `tool_result` among the messages answers, in order, each once.

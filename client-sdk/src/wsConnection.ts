@@ -1,5 +1,6 @@
 import { ChunkQueue, parseChunk } from './chunks';
 import { CLIENT_ERROR_CODES, TenxGraphError } from './errors';
+import { WS_BEARER_PROTOCOL } from './wire';
 
 /**
  * The part of the WebSocket API the client uses. The browser's `WebSocket` and the `ws`
@@ -17,17 +18,6 @@ export interface WebSocketLike {
 
 /** A WebSocket constructor: `globalThis.WebSocket` in browsers and Node 22+, `ws` in Node 20. */
 export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
-
-/**
- * The subprotocol that says "the next subprotocol is the bearer token": browsers cannot set
- * headers on a WebSocket, and a token in the URL ends up in logs and histories. The server
- * answers with this entry, never with the token. (`agentflow-bearer` is the older name, which
- * servers also take.)
- */
-export const WS_BEARER_PROTOCOL = '10xgraph-bearer';
-
-/** The older name of `WS_BEARER_PROTOCOL`, still taken by servers. */
-export const WS_LEGACY_BEARER_PROTOCOL = 'agentflow-bearer';
 
 // A subprotocol is an HTTP token (RFC 6455 §4.1): a token with other characters cannot travel as one.
 const PROTOCOL_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

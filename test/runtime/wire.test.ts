@@ -34,6 +34,19 @@ async function until(probe: () => boolean | Promise<boolean>, what: string, ms =
   }
 }
 
+/** A WebSocket to `base`'s run route, open, with every frame it receives parsed in `frames`. */
+async function openRunSocket(base: string, protocols?: string[]): Promise<{ ws: WebSocket; frames: any[] }> {
+  const url = `${base.replace(/^http/, 'ws')}/v1/graph/ws`;
+  const ws = protocols ? new WebSocket(url, protocols) : new WebSocket(url);
+  const frames: any[] = [];
+  ws.on('message', (data) => frames.push(JSON.parse(String(data))));
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  return { ws, frames };
+}
+
+/** How many runs of `frames` ended (their `done`). */
+const doneCount = (frames: readonly any[]) => frames.filter((frame) => frame.event === 'updates' && frame.data?.status === 'done').length;
+
 let slowStarted = 0;
 
 async function startOurs(): Promise<Target> {
@@ -291,12 +304,9 @@ describe("the Python client's requests against 10xgraph api", () => {
   });
 
   test('the WebSocket with agentflow-bearer: fresh, then resume on the thread read from the chunks', async () => {
-    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/graph/ws`, ['agentflow-bearer', TOKEN]);
-    const frames: any[] = [];
-    ws.on('message', (data) => frames.push(JSON.parse(String(data))));
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const { ws, frames } = await openRunSocket(url, ['agentflow-bearer', TOKEN]);
     assert.equal(ws.protocol, 'agentflow-bearer', 'the sentinel is echoed, never the token');
-    const done = () => frames.filter((frame) => frame.event === 'updates' && frame.data?.status === 'done').length;
+    const done = () => doneCount(frames);
     ws.send(JSON.stringify({ invoke_type: 'fresh', messages: [user('What is my location?')], config: {}, recursion_limit: 25, response_granularity: 'low' }));
     await until(() => done() === 1, 'the first done');
     const threadId = frames.find((frame) => frame.thread_id)?.thread_id ?? frames.find((frame) => frame.metadata?.thread_id)?.metadata.thread_id;
@@ -557,13 +567,10 @@ describe('the contract: answers of 10xgraph api against the JSON Schemas of the 
   });
 
   test("a refused frame is answered after the socket's earlier runs, not inside them", async () => {
-    const ws = new WebSocket(target.url.replace(/^http/, 'ws') + '/v1/graph/ws');
-    const frames: any[] = [];
-    ws.on('message', (data) => frames.push(JSON.parse(String(data))));
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const { ws, frames } = await openRunSocket(target.url);
     ws.send(JSON.stringify({ invoke_type: 'fresh', messages: [{ role: 'user', content: [{ type: 'text', text: 'what time is it' }] }] }));
     ws.send('{not json');
-    await until(() => frames.filter((frame) => frame.event === 'updates' && frame.data?.status === 'done').length === 2, 'two done frames');
+    await until(() => doneCount(frames) === 2, 'two done frames');
     const firstDone = frames.findIndex((frame) => frame.event === 'updates');
     assert.ok(
       frames.slice(0, firstDone).every((frame) => frame.event === 'message'),
@@ -575,13 +582,9 @@ describe('the contract: answers of 10xgraph api against the JSON Schemas of the 
   });
 
   test('WebSocket frames answer in the chunk schema, each run ended by done', async () => {
-    const url = target.url.replace(/^http/, 'ws') + '/v1/graph/ws';
-    const ws = new WebSocket(url);
-    const frames: any[] = [];
-    ws.on('message', (data) => frames.push(JSON.parse(String(data))));
-    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const { ws, frames } = await openRunSocket(target.url);
     ws.send(JSON.stringify({ invoke_type: 'fresh', messages: [{ role: 'user', content: [{ type: 'text', text: 'Where am I?' }] }] }));
-    await until(() => frames.some((frame) => frame.event === 'updates' && frame.data?.status === 'done'), 'the done frame');
+    await until(() => doneCount(frames) === 1, 'the done frame');
     for (const frame of frames) assertWire('stream-chunk', frame);
     assertWire('ws-done', frames[frames.length - 1]);
     const threadId = frames.find((frame) => typeof frame.thread_id === 'string').thread_id as string;
@@ -594,7 +597,7 @@ describe('the contract: answers of 10xgraph api against the JSON Schemas of the 
         config: { thread_id: threadId },
       }),
     );
-    await until(() => frames.some((frame) => frame.event === 'updates' && frame.data?.status === 'done'), 'the second done frame');
+    await until(() => doneCount(frames) === 1, 'the second done frame');
     for (const frame of frames) assertWire('stream-chunk', frame);
     assert.ok(frames.some((frame) => frame.message?.role === 'assistant' && /Paris/.test(JSON.stringify(frame.message.content))));
     ws.close();

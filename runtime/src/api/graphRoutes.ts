@@ -7,7 +7,7 @@
  * configured (503 "… is not configured"). One declaration each, for the server's route table.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FixData, GraphDescription, GraphTools, InvokeData, StopData } from '10xgraph-client/wire';
+import { threadIdText, type FixData, type GraphDescription, type GraphTools, type InvokeData, type StopData } from '10xgraph-client/wire';
 import type { WebSocket } from 'ws';
 import { ApiError } from './errors';
 import { readJsonBody, sendData, sendError } from './http';
@@ -59,10 +59,10 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
   async function readThreadBody(req: IncomingMessage): Promise<string> {
     const body = await readBody(req);
     if (!isObject(body)) throw invalid(`The request body must be a JSON object {"thread_id": "..."}; got ${describe(body)}.`, []);
-    const id = body.thread_id;
-    if (id === undefined || id === null || (typeof id === 'string' && id.trim() === '')) throw invalid("Field 'thread_id' is required: the thread to act on.", ['thread_id']);
+    const id = threadIdText(body.thread_id);
+    if (id === undefined || id === null || id === '') throw invalid("Field 'thread_id' is required: the thread to act on.", ['thread_id']);
     if (body.config !== undefined && body.config !== null && !isObject(body.config)) throw invalid(`Field 'config' must be an object; got ${describe(body.config)}.`, ['config']);
-    return checkThreadId(typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? String(id) : id, "Field 'thread_id'", ['thread_id']);
+    return checkThreadId(id, "Field 'thread_id'", ['thread_id']);
   }
 
   const notConfigured = (what: string) => () => {

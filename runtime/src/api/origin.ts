@@ -7,6 +7,7 @@
 import { escapeControl } from '../text/escapeControl';
 import { isIP, isIPv4 } from 'node:net';
 import { ApiError } from './errors';
+import { WS_BEARER_PROTOCOL, WS_LEGACY_BEARER_PROTOCOL } from '10xgraph-client/wire';
 
 /** The longest `Origin` value judged; longer ones are refused without parsing. */
 const MAX_ORIGIN_LENGTH = 2048;
@@ -207,11 +208,6 @@ export function shownValue(value: string, max = MAX_SHOWN): string {
   const cut = value.length > max ? `${value.slice(0, max)}… (${value.length} characters)` : value;
   return escapeControl(cut);
 }
-
-/** The subprotocol that says "the next subprotocol is the bearer token" (the real 10xGraph server's). */
-export const WS_BEARER_PROTOCOL = '10xgraph-bearer';
-/** Its older name, which clients of the Python server still send. */
-export const WS_LEGACY_BEARER_PROTOCOL = 'agentflow-bearer';
 
 /**
  * Reads the subprotocols of an upgrade: the bearer sentinel offered (`10xgraph-bearer` or

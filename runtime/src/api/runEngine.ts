@@ -19,8 +19,7 @@ import type { ApiLogger } from './log';
 import { shownValue } from './origin';
 import { stateView, wireMessage } from './stateView';
 import { LockLostError, StoreUnavailableError, type ThreadRecord, type ThreadStore } from './store/index';
-import { failedResult, toolResultMessage } from '../graph/messages';
-import { busy, CANCELLED_RESULT } from './threadRoutes';
+import { busy, cancelledResults } from './threadRoutes';
 import type { RunRequest } from './validate';
 
 /** The graph a server runs: a compiled graph, possibly made by another copy of the library. */
@@ -263,8 +262,7 @@ export class RunEngine {
           // Stopped as it handed calls to the client: they are cancelled, as a stop between runs cancels them.
           if (stopper.signal.aborted && !this.stopRuns.signal.aborted && event.status === 'waiting') {
             stopped = true;
-            const cancelled = toolResultMessage(checkpoint.pending.map((call) => failedResult(call.id, CANCELLED_RESULT)));
-            cancelled.timestamp = Date.now() / 1000;
+            const cancelled = cancelledResults(checkpoint.pending);
             outcome.messages.push(cancelled);
             send('message', { message: cancelled });
             checkpoint = { state: { ...checkpoint.state, messages: [...checkpoint.state.messages, cancelled] }, pending: [] };

@@ -8,13 +8,13 @@
  * (`THREAD_PARAMS`) before it comes here. Every write takes the thread's run lock, as a run does.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ActionData, FixData, Message, ThreadInfo } from '10xgraph-client/wire';
+import type { ActionData, FixData, Message, RemoteToolCall as RemoteCall, ThreadInfo } from '10xgraph-client/wire';
 import { failedResult, textOf, toolResultMessage } from '../graph/messages';
 import type { Checkpoint } from '../graph/types';
 import { ApiError } from './errors';
 import { readJsonBody, sendData } from './http';
 import { loadCrypto } from './lazy';
-import type { Route } from './router';
+import type { RequestContext, Route, RouteParams } from './router';
 import { stateView, wireMessage } from './stateView';
 import { StoreUnavailableError, type ThreadRecord, type ThreadStore, type ThreadSummary } from './store/index';
 import { checkDepth, checkThreadId, describe, invalid, isObject, parseMessage } from './validate';
@@ -26,6 +26,11 @@ export const MAX_PAGE_SIZE = 1000;
 
 /** What a cancelled call's failed result says (the model reads it). */
 export const CANCELLED_RESULT = 'Cancelled: the client stopped waiting for this call, so it has no result. Do not wait for it; carry on without it or ask the user.';
+
+/** The `tool` message that answers cancelled calls, each with a failed result the model reads; stamped now. */
+export function cancelledResults(calls: readonly RemoteCall[]): Message {
+  return { ...toolResultMessage(calls.map((call) => failedResult(call.id, CANCELLED_RESULT))), timestamp: Date.now() / 1000 };
+}
 
 const THREAD_PATTERN = '/v1/threads/{id}';
 
@@ -67,62 +72,32 @@ export function createThreadRoutes(options: ThreadRouteOptions): Route[] {
     return body;
   };
   const M = `${THREAD_PATTERN}/messages/{message_id}`;
+  /** A route that writes: its body read first, then refused while the server shuts down, then `act`. */
+  const write = (
+    method: 'PUT' | 'POST' | 'DELETE',
+    pattern: string,
+    act: (context: RequestContext, params: RouteParams, body: Record<string, unknown>) => Promise<void>,
+  ): Route => ({
+    method,
+    pattern,
+    body: true,
+    async handle(context, params) {
+      const body = await readBody(context.req);
+      guard();
+      await storeAnswer(act(context, params, body));
+    },
+  });
   return [
     { method: 'GET', pattern: '/v1/threads', handle: ({ res, requestId, url }) => storeAnswer(listThreads(res, requestId, store, url.searchParams)) },
     { method: 'GET', pattern: THREAD_PATTERN, handle: ({ res, requestId }, { id }) => storeAnswer(threadDetails(res, requestId, store, id!)) },
-    {
-      method: 'DELETE',
-      pattern: THREAD_PATTERN,
-      body: true,
-      async handle({ req, res, requestId }, { id }) {
-        await readBody(req);
-        guard();
-        await storeAnswer(deleteThread(res, requestId, store, id!));
-      },
-    },
+    write('DELETE', THREAD_PATTERN, ({ res, requestId }, { id }) => deleteThread(res, requestId, store, id!)),
     { method: 'GET', pattern: `${THREAD_PATTERN}/state`, handle: ({ res, requestId }, { id }) => storeAnswer(threadState(res, requestId, store, id!)) },
-    {
-      method: 'PUT',
-      pattern: `${THREAD_PATTERN}/state`,
-      body: true,
-      async handle({ req, res, requestId }, { id }) {
-        const body = await readBody(req);
-        guard();
-        await storeAnswer(putState(res, requestId, store, id!, body));
-      },
-    },
-    {
-      method: 'DELETE',
-      pattern: `${THREAD_PATTERN}/state`,
-      body: true,
-      async handle({ req, res, requestId }, { id }) {
-        await readBody(req);
-        guard();
-        await storeAnswer(clearState(res, requestId, store, id!));
-      },
-    },
+    write('PUT', `${THREAD_PATTERN}/state`, ({ res, requestId }, { id }, body) => putState(res, requestId, store, id!, body)),
+    write('DELETE', `${THREAD_PATTERN}/state`, ({ res, requestId }, { id }) => clearState(res, requestId, store, id!)),
     { method: 'GET', pattern: `${THREAD_PATTERN}/messages`, handle: ({ res, requestId, url }, { id }) => storeAnswer(listMessages(res, requestId, store, id!, url.searchParams)) },
-    {
-      method: 'POST',
-      pattern: `${THREAD_PATTERN}/messages`,
-      body: true,
-      async handle({ req, res, requestId }, { id }) {
-        const body = await readBody(req);
-        guard();
-        await storeAnswer(putMessages(res, requestId, store, id!, body));
-      },
-    },
+    write('POST', `${THREAD_PATTERN}/messages`, ({ res, requestId }, { id }, body) => putMessages(res, requestId, store, id!, body)),
     { method: 'GET', pattern: M, handle: ({ res, requestId }, { id, message_id }) => storeAnswer(oneMessage(res, requestId, store, id!, message_id!)) },
-    {
-      method: 'DELETE',
-      pattern: M,
-      body: true,
-      async handle({ req, res, requestId }, { id, message_id }) {
-        await readBody(req);
-        guard();
-        await storeAnswer(deleteMessage(res, requestId, store, id!, message_id!));
-      },
-    },
+    write('DELETE', M, ({ res, requestId }, { id, message_id }) => deleteMessage(res, requestId, store, id!, message_id!)),
   ];
 }
 
@@ -149,10 +124,7 @@ function infoOf(thread: Pick<ThreadSummary, 'threadId' | 'updatedAt' | 'createdA
 }
 
 async function listThreads(res: ServerResponse, requestId: string, store: ThreadStore, query: URLSearchParams): Promise<void> {
-  const offset = readCount(query, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
-  const limit = readCount(query, 'limit', 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
-  const search = query.get('search') ?? undefined;
-  if (search !== undefined && search.length > 256) throw queryError('search', 'must be at most 256 characters');
+  const { offset, limit, search } = readPage(query);
   const threads = await store.list({ ...(search ? { search } : {}), offset, limit });
   sendData(res, requestId, { threads: threads.map(infoOf) }, `${threads.length} thread${threads.length === 1 ? '' : 's'} from ${offset}.`);
 }
@@ -173,10 +145,7 @@ async function threadState(res: ServerResponse, requestId: string, store: Thread
 }
 
 async function listMessages(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, query: URLSearchParams): Promise<void> {
-  const offset = readCount(query, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
-  const limit = readCount(query, 'limit', 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
-  const search = query.get('search');
-  if (search !== null && search.length > 256) throw queryError('search', 'must be at most 256 characters');
+  const { offset, limit, search } = readPage(query);
   let messages: Message[];
   if (search) {
     const record = await store.load(threadId);
@@ -205,12 +174,13 @@ async function withThread<T>(
   create: boolean,
   change: (record: ThreadRecord) => { checkpoint: Checkpoint; from: number; rewrite: boolean; result: T } | { result: T; unchanged: true },
 ): Promise<T> {
-  if (!create && !(await store.load(threadId))) throw threadNotFound(threadId);
   const owner = `edit-${loadCrypto().randomUUID()}`;
+  // The lock and the read are one step: a thread no run has stored comes back as a new, empty record.
   const record = await store.acquire(threadId, owner);
   if (!record) throw busy(threadId);
   let committed = false;
   try {
+    if (!create && record.status === 'new' && record.messageCount === 0) throw threadNotFound(threadId);
     const outcome = change(record);
     if ('unchanged' in outcome) return outcome.result;
     await store.commit(threadId, owner, {
@@ -335,18 +305,17 @@ async function deleteThread(res: ServerResponse, requestId: string, store: Threa
  */
 export async function cancelPending(store: ThreadStore, threadId: string, guard: () => void): Promise<string[] | 'busy' | undefined> {
   guard();
-  if (!(await store.load(threadId))) return undefined;
   try {
     return await withThread(store, threadId, false, (record) => {
       const calls = record.checkpoint.pending;
       if (record.status !== 'waiting' || calls.length === 0) return { unchanged: true, result: [] as string[] };
-      const message = toolResultMessage(calls.map((call) => failedResult(call.id, CANCELLED_RESULT)));
-      message.timestamp = Date.now() / 1000;
+      const message = cancelledResults(calls);
       const checkpoint: Checkpoint = { state: { ...record.checkpoint.state, messages: [...record.checkpoint.state.messages, message] }, pending: [] };
       return { checkpoint, from: record.messageCount, rewrite: false, result: calls.map((call) => call.id) };
     });
   } catch (error) {
     if (error instanceof ApiError && error.code === 'THREAD_BUSY') return 'busy';
+    if (error instanceof ApiError && error.code === 'RESOURCE_NOT_FOUND') return undefined;
     throw error;
   }
 }
@@ -358,11 +327,6 @@ export async function cancelPending(store: ThreadStore, threadId: string, guard:
  */
 export async function fixThread(store: ThreadStore, threadId: string, guard: () => void): Promise<FixData> {
   guard();
-  if (!(await store.load(threadId))) return { success: false, message: `No state found for thread: ${threadId}`, removed_count: 0, state: null };
-  return storeFix(store, threadId);
-}
-
-async function storeFix(store: ThreadStore, threadId: string): Promise<FixData> {
   try {
     return await withThread(store, threadId, false, (record) => {
       const messages = record.checkpoint.state.messages;
@@ -401,6 +365,8 @@ async function storeFix(store: ThreadStore, threadId: string): Promise<FixData> 
       };
     });
   } catch (error) {
+    if (error instanceof ApiError && error.code === 'RESOURCE_NOT_FOUND')
+      return { success: false, message: `No state found for thread: ${threadId}`, removed_count: 0, state: null };
     if (error instanceof StoreUnavailableError) throw new ApiError(503, 'TRANSIENT_STORAGE_ERROR', error.message);
     throw error;
   }
@@ -414,6 +380,15 @@ function refuseWhileWaiting(record: ThreadRecord, what: string): void {
       `Thread '${record.threadId}' waits for the results of ${record.checkpoint.pending.length} remote call${record.checkpoint.pending.length === 1 ? '' : 's'} and cannot ${what}; send them (or POST /v1/graph/stop) first.`,
     );
   }
+}
+
+/** The page a list route's query asks for: `offset`, `limit` and a `search` text of at most 256 characters (undefined when empty). */
+function readPage(query: URLSearchParams): { offset: number; limit: number; search: string | undefined } {
+  const offset = readCount(query, 'offset', 0, Number.MAX_SAFE_INTEGER, 0);
+  const limit = readCount(query, 'limit', 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
+  const search = query.get('search') ?? '';
+  if (search.length > 256) throw queryError('search', 'must be at most 256 characters');
+  return { offset, limit, search: search === '' ? undefined : search };
 }
 
 function readCount(query: URLSearchParams, name: string, min: number, max: number, fallback: number): number {

@@ -14,7 +14,8 @@ import {
   MAX_RECURSION_LIMIT,
   newMessageId,
   THREAD_ID_RULE,
-  UNASSIGNED_MESSAGE_ID,
+  isUnassignedMessageId,
+  threadIdText,
   type Block,
   type Message,
   type ResponseGranularity,
@@ -51,15 +52,9 @@ export function parseRunRequest(body: unknown, messagesField = 'messages'): RunR
   const config = body.config;
   if (config !== undefined && config !== null) {
     if (!isObject(config)) throw invalid(`Field 'config' must be an object like {"thread_id": "..."}; got ${describe(config)}.`, ['config']);
-    const id = config.thread_id;
+    const id = threadIdText(config.thread_id);
     // A blank id, "new" (or none) asks for a new thread, as on the Python server.
-    if (id !== undefined && id !== null && !(typeof id === 'string' && (id.trim() === '' || id.trim() === NEW_THREAD))) {
-      request.threadId = checkThreadId(
-        typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? String(id) : typeof id === 'string' ? id.trim() : id,
-        "Field 'config.thread_id'",
-        ['config', 'thread_id'],
-      );
-    }
+    if (id !== undefined && id !== null && id !== '' && id !== NEW_THREAD) request.threadId = checkThreadId(id, "Field 'config.thread_id'", ['config', 'thread_id']);
   }
   const limit = body.recursion_limit;
   if (limit !== undefined && limit !== null) {
@@ -127,7 +122,7 @@ export function parseMessage(value: unknown, loc: Array<string | number>): Messa
 
 /** The id a message keeps: the client's, or a new one when it sent none, an empty one or "0". */
 function messageIdOf(id: unknown, loc: Array<string | number>): string {
-  if (id === undefined || id === null || id === '' || id === UNASSIGNED_MESSAGE_ID || id === 0) return newMessageId();
+  if (isUnassignedMessageId(id)) return newMessageId();
   if (typeof id === 'number' && Number.isSafeInteger(id)) return String(id);
   if (typeof id !== 'string' || id.length > 256) throw invalid(`Field '${pathOf(loc)}' must be a string of at most 256 characters; got ${describe(id)}.`, loc);
   return id;

@@ -10,7 +10,7 @@ import { nameConflictMessage } from '../rules/rules/name-conflicts-with-server-t
 import type { Graph } from '../rules/types';
 import { AttachRemoteToolsError, GraphRunError, errorCodeOf, errorMessageOf } from './errors';
 import { newMessageId, type Message, type RemoteCall } from './messages';
-import { DEFAULT_RECURSION_LIMIT, UNASSIGNED_MESSAGE_ID } from '10xgraph-client/wire';
+import { DEFAULT_RECURSION_LIMIT, isUnassignedMessageId } from '10xgraph-client/wire';
 import { isModelNode, type ModelNode } from './modelNode';
 import { validateResume } from './resume';
 import { isPlainObject, isToolNode, type RemoteToolDefinition, type ToolNode } from './toolNode';
@@ -351,7 +351,7 @@ function streamTurn(node: ModelNode, state: GraphState, context: NodeContext): {
 
 /** The message with a fresh id when it has none. */
 function withMessageId(message: Message): Message {
-  const named = typeof message.message_id === 'string' && message.message_id !== '' && message.message_id !== UNASSIGNED_MESSAGE_ID;
+  const named = typeof message.message_id === 'string' && !isUnassignedMessageId(message.message_id);
   if (named && typeof message.timestamp === 'number') return message;
   return { ...message, message_id: named ? message.message_id : newMessageId(), timestamp: typeof message.timestamp === 'number' ? message.timestamp : Date.now() / 1000 };
 }
