@@ -5,39 +5,10 @@
  */
 import { describe, test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { ChatCompletionsStandIn } from '../support/chatCompletions';
 import { textMessage, type Message } from '../../runtime/src/graph/index';
 import { ModelError, OpenAIChatModel, ScriptedModel, toChatCompletionMessages, type ModelRequest } from '../../runtime/src/models/index';
-
-/** A loopback chat-completions server: records each request and lets the test write the answer. */
-class LoopbackCompletions {
-  readonly requests: Array<{ headers: IncomingHttpHeaders; body: any }> = [];
-  answer: (res: ServerResponse, body: any) => void | Promise<void> = (res) => {
-    res.end();
-  };
-  url = '';
-  private server!: Server;
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (chunk) => (raw += chunk));
-      req.on('end', () => {
-        const body = JSON.parse(raw);
-        this.requests.push({ headers: req.headers, body });
-        void this.answer(res, body);
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
 
 /** One `chat.completion.chunk` as the OpenAI API sends it. */
 function chunk(delta: Record<string, unknown>, finishReason: string | null = null) {
@@ -101,7 +72,7 @@ const tools = [
 ];
 
 describe('OpenAIChatModel streaming', () => {
-  const server = new LoopbackCompletions();
+  const server = new ChatCompletionsStandIn();
   before(() => server.start());
   after(() => server.stop());
   const model = () => new OpenAIChatModel({ baseURL: server.url, model: 'gpt-4o-mini', apiKey: 'sk-test', env: {} });

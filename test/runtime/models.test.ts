@@ -4,8 +4,7 @@
  */
 import { describe, test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ChatCompletionsStandIn } from '../support/chatCompletions';
 import { END, ModelNode, StateGraph, ToolNode, completedResult, failureReasonOf, textMessage, textOf, toolsCondition, type Message } from '../../runtime/src/graph/index';
 import { ModelError, OpenAIChatModel, ScriptedModel, toChatCompletionMessages } from '../../runtime/src/models/index';
 
@@ -47,35 +46,6 @@ describe('ScriptedModel', () => {
   });
 });
 
-/** A loopback chat-completions server: records each request and answers from a script. */
-class FakeCompletions {
-  readonly requests: Array<{ path: string; headers: Record<string, string | string[] | undefined>; body: any }> = [];
-  private server!: Server;
-  url = '';
-  reply: (body: any) => { status?: number; json: unknown } = () => ({ json: {} });
-
-  async start(): Promise<void> {
-    this.server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (chunk) => (raw += chunk));
-      req.on('end', () => {
-        const body = JSON.parse(raw);
-        this.requests.push({ path: req.url ?? '', headers: req.headers, body });
-        const { status = 200, json } = this.reply(body);
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(json));
-      });
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
-
 function completion(message: Record<string, unknown>) {
   return {
     id: 'chatcmpl-1',
@@ -86,7 +56,7 @@ function completion(message: Record<string, unknown>) {
 }
 
 describe('OpenAIChatModel', () => {
-  const fake = new FakeCompletions();
+  const fake = new ChatCompletionsStandIn();
   before(() => fake.start());
   after(() => fake.stop());
 
