@@ -273,7 +273,7 @@ describe('SQLite schema versions', () => {
     );
   });
 
-  test('a database of version 2 (messages WITHOUT ROWID) is brought to version 3 with its threads and messages', async () => {
+  test('a database of version 2 (messages WITHOUT ROWID) is brought to the current version with its threads and messages', async () => {
     const path = join(folder, 'version2.sqlite');
     const Database = (await import('better-sqlite3')).default;
     const raw = new Database(path);
@@ -291,6 +291,8 @@ describe('SQLite schema versions', () => {
     try {
       const record = await store.load('t-old');
       assert.equal(record?.status, 'completed');
+      // From before threads had users: it has none.
+      assert.equal(record && 'userId' in record, false);
       assert.deepEqual(
         record?.checkpoint.state.messages.map((m) => m.message_id),
         ['old0', 'old1', 'old2'],
@@ -311,7 +313,7 @@ describe('SQLite schema versions', () => {
     }
     const migrated = new Database(path, { readonly: true });
     try {
-      assert.equal(migrated.pragma('user_version', { simple: true }), 3);
+      assert.equal(migrated.pragma('user_version', { simple: true }), SCHEMA_VERSION);
       const sql = (migrated.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'messages'").pluck().get() as string) ?? '';
       assert.match(sql, /PRIMARY KEY \(thread_id, seq\)/);
       assert.doesNotMatch(sql, /WITHOUT ROWID/i);

@@ -30,6 +30,8 @@ export interface ThreadRecord {
   /** How many messages are stored; a run's commit appends the rest of its state's messages. */
   messageCount: number;
   lastError?: StoredError;
+  /** The user whose run created the thread; absent when it was created without one (or before threads had users). */
+  userId?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -45,6 +47,8 @@ export interface ThreadPage {
   offset: number;
   pending: RemoteCall[];
   lastError?: StoredError;
+  /** The user whose run created the thread, as in `ThreadRecord`. */
+  userId?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -55,6 +59,8 @@ export interface ThreadSummary {
   status: ThreadStatus;
   running: boolean;
   messageCount: number;
+  /** The user whose run created the thread, as in `ThreadRecord`. */
+  userId?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -63,6 +69,8 @@ export interface ThreadSummary {
 export interface ThreadListOptions {
   /** Only threads whose id contains this text, ignoring case (taken literally: `%` and `_` are no wildcards). */
   search?: string;
+  /** Only the threads of this user (exactly); threads without a user are then not listed. */
+  userId?: string;
   offset: number;
   limit: number;
 }
@@ -93,6 +101,14 @@ export interface AcquireOptions {
    * for this store's own readers while the run goes on, as any running thread does.
    */
   unseen?: boolean;
+  /**
+   * The user of the run: recorded as the thread's user when this acquire creates the thread (with
+   * `unseen`, stored by the first commit), never changed for a thread that exists. A thread that
+   * was acquired and never committed (its run crashed, or was released) does not exist yet: the
+   * acquire that next takes it records its own user. The record `acquire` returns carries the
+   * thread's user, which for an existing thread may be another user's, or none.
+   */
+  userId?: string;
 }
 
 /** The outcome of a delete. */
@@ -167,10 +183,36 @@ export class StoreOpenError extends Error {
   }
 }
 
-/** A thread no run has stored yet, as `acquire` hands it to its first run. */
-export function newRecord(threadId: string): ThreadRecord {
+/** A thread no run has stored yet, as `acquire` hands it to its first run (of `userId`, when there is one). */
+export function newRecord(threadId: string, userId?: string): ThreadRecord {
   const now = new Date().toISOString();
-  return { threadId, status: 'new', running: false, checkpoint: { state: { messages: [] }, pending: [] }, messageCount: 0, createdAt: now, updatedAt: now };
+  return {
+    threadId,
+    status: 'new',
+    running: false,
+    checkpoint: { state: { messages: [] }, pending: [] },
+    messageCount: 0,
+    ...(userId !== undefined ? { userId } : {}),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** The page of a thread that a run holds and no commit has stored yet: no messages, nothing pending. */
+export function newPage(threadId: string, offset: number, userId?: string): ThreadPage {
+  const now = new Date().toISOString();
+  return {
+    threadId,
+    status: 'new',
+    running: true,
+    messageCount: 0,
+    messages: [],
+    offset,
+    pending: [],
+    ...(userId !== undefined ? { userId } : {}),
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /** Splits a checkpoint into what the row keeps: the non-message values, the pending calls and where it stopped. */
@@ -194,6 +236,7 @@ export interface ThreadRow {
   pending_json: string;
   message_count: number;
   last_error: string | null;
+  user_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -212,13 +255,14 @@ export function recordOf(threadId: string, row: ThreadRow, running: boolean, bod
     },
     messageCount: Number(row.message_count),
     ...(row.last_error ? { lastError: JSON.parse(row.last_error) as StoredError } : {}),
+    ...(row.user_id !== null ? { userId: row.user_id } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
 /** The columns of a thread row a listing reads. */
-export type ThreadSummaryRow = Pick<ThreadRow, 'status' | 'message_count' | 'created_at' | 'updated_at'> & { thread_id: string };
+export type ThreadSummaryRow = Pick<ThreadRow, 'status' | 'message_count' | 'user_id' | 'created_at' | 'updated_at'> & { thread_id: string };
 
 /** Builds a listing's entry from a row. */
 export function buildSummary(row: ThreadSummaryRow, running: boolean): ThreadSummary {
@@ -227,6 +271,7 @@ export function buildSummary(row: ThreadSummaryRow, running: boolean): ThreadSum
     status: row.status,
     running,
     messageCount: Number(row.message_count),
+    ...(row.user_id !== null ? { userId: row.user_id } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -258,6 +303,7 @@ export function pageOf(threadId: string, row: ThreadRow, running: boolean, offse
     offset,
     pending: JSON.parse(row.pending_json) as RemoteCall[],
     ...(row.last_error ? { lastError: JSON.parse(row.last_error) as StoredError } : {}),
+    ...(row.user_id !== null ? { userId: row.user_id } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

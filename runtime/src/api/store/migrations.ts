@@ -60,6 +60,16 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       DROP TABLE messages;
       ALTER TABLE messages_v3 RENAME TO messages;`,
   },
+  {
+    // The user whose run created the thread (NULL: created without one, or before this version).
+    // The index serves one user's listing in its order (newest first, then by id), so listing a
+    // user's threads among many others reads that user's entries only and stops at the page's end.
+    version: 4,
+    description: 'the user of each thread',
+    sql: `
+      ALTER TABLE threads ADD COLUMN user_id TEXT;
+      CREATE INDEX threads_user_updated ON threads (user_id, updated_at DESC, thread_id);`,
+  },
 ];
 
 /** PostgreSQL's versions, with the same numbers as SQLite's for the same shape of data. */
@@ -101,10 +111,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     description: 'no change (SQLite moved its messages into a rowid table)',
     sql: `SELECT 1;`,
   },
+  {
+    // As SQLite's version 4; thread ids in the index compare as the listing orders them (COLLATE "C").
+    version: 4,
+    description: 'the user of each thread',
+    sql: `
+      ALTER TABLE tenxgraph_threads ADD COLUMN IF NOT EXISTS user_id TEXT;
+      CREATE INDEX IF NOT EXISTS tenxgraph_threads_user_updated ON tenxgraph_threads (user_id, updated_at DESC, thread_id COLLATE "C");`,
+  },
 ];
 
 /** The newest schema version this code knows. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** The refusal for a database newer than the code. */
 export function newerSchemaMessage(where: string, version: number): string {

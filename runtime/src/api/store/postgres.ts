@@ -15,6 +15,7 @@ import {
   buildSummary,
   DEFAULT_LEASE_MS,
   LockLostError,
+  newPage,
   newRecord,
   pageOf,
   recordOf,
@@ -61,13 +62,18 @@ interface SummaryRow extends ThreadSummaryRow, QueryResultRow {
 const TIMES = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at`;
 
-const THREAD_COLUMNS = `status, values_json, interrupted_at, pending_json, message_count, last_error, ${TIMES}`;
+const THREAD_COLUMNS = `status, values_json, interrupted_at, pending_json, message_count, last_error, user_id, ${TIMES}`;
+
+const SUMMARY_COLUMNS = `thread_id, status, message_count, user_id, ${TIMES}, (lock_owner IS NOT NULL AND lock_expires > now()) AS running`;
 
 const SQL = {
+  // A row of status 'new' was acquired and never committed (its run crashed): the thread does not
+  // exist yet, and the run that takes it now creates it, with its own user.
   acquire: `
     WITH t AS (
-      INSERT INTO tenxgraph_threads AS t (thread_id, lock_owner, lock_expires) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-      ON CONFLICT (thread_id) DO UPDATE SET lock_owner = EXCLUDED.lock_owner, lock_expires = EXCLUDED.lock_expires
+      INSERT INTO tenxgraph_threads AS t (thread_id, lock_owner, lock_expires, user_id) VALUES ($1, $2, now() + $3 * interval '1 millisecond', $4)
+      ON CONFLICT (thread_id) DO UPDATE SET lock_owner = EXCLUDED.lock_owner, lock_expires = EXCLUDED.lock_expires,
+        user_id = CASE WHEN t.status = 'new' THEN EXCLUDED.user_id ELSE t.user_id END
         WHERE t.lock_owner IS NULL OR t.lock_expires < now()
       RETURNING t.*
     )
@@ -108,8 +114,8 @@ const SQL = {
   // The first commit of a thread acquired unseen: the row is made here, with its messages.
   commitNew: `
     WITH ins AS (
-      INSERT INTO tenxgraph_threads (thread_id, status, interrupted_at, pending_json, values_json, message_count, last_error)
-      VALUES ($1, $2, $3, $4, $5, $6, $7)
+      INSERT INTO tenxgraph_threads (thread_id, status, interrupted_at, pending_json, values_json, message_count, last_error, user_id)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $10)
       ON CONFLICT (thread_id) DO NOTHING
       RETURNING thread_id
     ), msgs AS (
@@ -127,12 +133,20 @@ const SQL = {
     SELECT ${THREAD_COLUMNS}, (lock_owner IS NOT NULL AND lock_expires > now()) AS running,
       ARRAY(SELECT body FROM tenxgraph_messages m WHERE m.thread_id = t.thread_id AND seq >= $2 ORDER BY seq LIMIT $3) AS bodies
     FROM tenxgraph_threads t WHERE thread_id = $1`,
-  // Rows of status 'new' are threads acquired and never committed.
+  // Rows of status 'new' are threads acquired and never committed. The order is the table's
+  // `t.updated_at`: unqualified, the name would be the text the SELECT makes of it, which no index has.
   list: `
-    SELECT thread_id, status, message_count, ${TIMES}, (lock_owner IS NOT NULL AND lock_expires > now()) AS running
-    FROM tenxgraph_threads
+    SELECT ${SUMMARY_COLUMNS}
+    FROM tenxgraph_threads t
     WHERE status <> 'new' AND thread_id ILIKE $1 ESCAPE '\\'
-    ORDER BY updated_at DESC, thread_id COLLATE "C" OFFSET $2 LIMIT $3`,
+    ORDER BY t.updated_at DESC, t.thread_id COLLATE "C" OFFSET $2 LIMIT $3`,
+  // One user's threads, read in order from the index tenxgraph_threads_user_updated (schema version 4):
+  // a statement of its own, so that its plan is the index's whatever the user.
+  listOfUser: `
+    SELECT ${SUMMARY_COLUMNS}
+    FROM tenxgraph_threads t
+    WHERE user_id = $4 AND status <> 'new' AND thread_id ILIKE $1 ESCAPE '\\'
+    ORDER BY t.updated_at DESC, t.thread_id COLLATE "C" OFFSET $2 LIMIT $3`,
   delete: `DELETE FROM tenxgraph_threads WHERE thread_id = $1 AND (lock_owner IS NULL OR lock_expires < now())`,
   exists: `SELECT 1 FROM tenxgraph_threads WHERE thread_id = $1`,
 };
@@ -144,10 +158,10 @@ export class PostgresThreadStore implements ThreadStore {
   readonly leaseMs: number;
   private readonly pool: Pool;
   /**
-   * Threads acquired unseen (their ids made by this process and shown to nobody yet), by owner:
-   * they have no row until their first commit, so their lock lives here until then.
+   * Threads acquired unseen (their ids made by this process and shown to nobody yet), with their
+   * run's owner and user: they have no row until their first commit, so their lock lives here until then.
    */
-  private readonly unseen = new Map<string, string>();
+  private readonly unseen = new Map<string, { owner: string; userId?: string }>();
   /**
    * Whether the last statement found the database unreachable. Until one succeeds again, unseen
    * threads are acquired in the database too, so a run is refused before it starts (no model
@@ -200,16 +214,16 @@ export class PostgresThreadStore implements ThreadStore {
     if (this.unseen.has(threadId)) return undefined;
     if (options.unseen && !this.unreachable) {
       // No other process can know the id before the commit: nothing to lock or read in the database.
-      this.unseen.set(threadId, owner);
-      return { ...newRecord(threadId), running: true };
+      this.unseen.set(threadId, { owner, userId: options.userId });
+      return { ...newRecord(threadId, options.userId), running: true };
     }
-    const { rows } = await this.query<Row>('acquire', [threadId, owner, this.leaseMs]);
+    const { rows } = await this.query<Row>('acquire', [threadId, owner, this.leaseMs, options.userId ?? null]);
     const row = rows[0];
     return row && recordOf(threadId, row, true, row.bodies);
   }
 
   async renew(threadId: string, owner: string): Promise<boolean> {
-    if (this.unseen.has(threadId)) return this.unseen.get(threadId) === owner;
+    if (this.unseen.has(threadId)) return this.unseen.get(threadId)?.owner === owner;
     return (await this.query('renew', [threadId, owner, this.leaseMs])).rowCount === 1;
   }
 
@@ -224,12 +238,13 @@ export class PostgresThreadStore implements ThreadStore {
     }
     // The thread row's columns, in the order both statements take them.
     const state = [outcome.status, row.interruptedAt, row.pending, row.values, row.count, row.error];
-    if (this.unseen.has(threadId)) {
-      if (this.unseen.get(threadId) !== owner) throw new LockLostError(threadId);
+    const unseen = this.unseen.get(threadId);
+    if (unseen) {
+      if (unseen.owner !== owner) throw new LockLostError(threadId);
       try {
         // Nothing is stored yet: a rewrite from 0 is the first commit, from further on would leave a gap.
         if (outcome.rewrite && outcome.from > 0) throw new RangeError(rewriteBeyondMessage(threadId, outcome.from, 0));
-        const { rows } = await this.query<{ updated: number }>('commitNew', [threadId, ...state, seqs, bodies]);
+        const { rows } = await this.query<{ updated: number }>('commitNew', [threadId, ...state, seqs, bodies, unseen.userId ?? null]);
         if (rows[0]?.updated !== 1) throw new LockLostError(threadId);
       } finally {
         this.unseen.delete(threadId);
@@ -249,7 +264,7 @@ export class PostgresThreadStore implements ThreadStore {
   async release(threadId: string, owner: string): Promise<void> {
     if (this.unseen.has(threadId)) {
       // Nothing was stored for it: releasing is forgetting it.
-      if (this.unseen.get(threadId) === owner) this.unseen.delete(threadId);
+      if (this.unseen.get(threadId)?.owner === owner) this.unseen.delete(threadId);
       return;
     }
     if ((await this.query('dropNew', [threadId, owner])).rowCount === 0) await this.query('release', [threadId, owner]);
@@ -258,21 +273,24 @@ export class PostgresThreadStore implements ThreadStore {
   async load(threadId: string): Promise<ThreadRecord | undefined> {
     const row = (await this.query<Row>('load', [threadId])).rows[0];
     if (row) return recordOf(threadId, row, row.running, row.bodies);
-    return this.unseen.has(threadId) ? { ...newRecord(threadId), running: true } : undefined;
+    const unseen = this.unseen.get(threadId);
+    return unseen ? { ...newRecord(threadId, unseen.userId), running: true } : undefined;
   }
 
   async page(threadId: string, offset: number, limit: number): Promise<ThreadPage | undefined> {
     const row = (await this.query<Row>('page', [threadId, offset, limit])).rows[0];
     if (row) return pageOf(threadId, row, row.running, offset, row.bodies);
-    if (!this.unseen.has(threadId)) return undefined;
-    const fresh = newRecord(threadId);
-    return { threadId, status: fresh.status, running: true, messageCount: 0, messages: [], offset, pending: [], createdAt: fresh.createdAt, updatedAt: fresh.updatedAt };
+    const unseen = this.unseen.get(threadId);
+    return unseen ? newPage(threadId, offset, unseen.userId) : undefined;
   }
 
   async list(options: ThreadListOptions): Promise<ThreadSummary[]> {
     const pattern = buildSearchPattern(options.search);
     if (pattern === undefined) return [];
-    const { rows } = await this.query<SummaryRow>('list', [pattern, options.offset, options.limit]);
+    const { rows } =
+      options.userId === undefined
+        ? await this.query<SummaryRow>('list', [pattern, options.offset, options.limit])
+        : await this.query<SummaryRow>('listOfUser', [pattern, options.offset, options.limit, options.userId]);
     return rows.map((row) => buildSummary(row, row.running));
   }
 

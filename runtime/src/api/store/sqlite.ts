@@ -26,6 +26,7 @@ import {
   buildSearchPattern,
   buildSummary,
   LockLostError,
+  newPage,
   newRecord,
   pageOf,
   recordOf,
@@ -62,6 +63,13 @@ export const DEFAULT_SQLITE_BUSY_MS = 1000;
 /** The most messages one INSERT statement carries; a run that adds more takes several. */
 const MESSAGES_PER_INSERT = 8;
 
+/** A thread's run lock, held in memory. */
+interface RunLock {
+  owner: string;
+  /** The thread's user, which the commit stores when it writes the thread's row first. */
+  userId?: string;
+}
+
 /** The SQLite thread store. */
 export class SqliteThreadStore implements ThreadStore {
   readonly kind = 'sqlite' as const;
@@ -71,21 +79,22 @@ export class SqliteThreadStore implements ThreadStore {
   private readonly busyMs: number;
   private readonly db: Database.Database;
   private readonly holder?: Database.Database;
-  private readonly locks = new Map<string, string>();
+  private readonly locks = new Map<string, RunLock>();
   private readonly checkpointer?: Checkpointer;
   private readonly statements: {
     thread: Database.Statement<[string]>;
     messages: Database.Statement<[string]>;
     messagesFrom: Database.Statement<[string, number, number]>;
-    upsert: Database.Statement<[string, string, string | null, string, string, number, string | null, string, string]>;
+    upsert: Database.Statement<[string, string, string | null, string, string, number, string | null, string | null, string, string]>;
     remove: Database.Statement<[string]>;
     removeMessages: Database.Statement<[string]>;
     removeMessagesFrom: Database.Statement<[string, number]>;
     messageCount: Database.Statement<[string]>;
     list: Database.Statement<[string, number, number]>;
+    listOfUser: Database.Statement<[string, string, number, number]>;
   };
-  /** Stores a commit; returns the thread's `created_at` (its first commit's time). */
-  private readonly commitTransaction: (threadId: string, outcome: RunCommit, now: string) => string;
+  /** Stores a commit, the thread's user with it when it writes the row first; returns the row's `created_at` and `user_id`. */
+  private readonly commitTransaction: (threadId: string, outcome: RunCommit, now: string, userId: string | null) => Pick<ThreadRow, 'created_at' | 'user_id'>;
   /** `INSERT INTO messages` of 1 to `MESSAGES_PER_INSERT` rows, by row count, prepared when first needed. */
   private readonly appends: Array<Database.Statement<unknown[]>> = [];
   /**
@@ -132,13 +141,16 @@ export class SqliteThreadStore implements ThreadStore {
       thread: this.db.prepare('SELECT * FROM threads WHERE thread_id = ?'),
       messages: this.db.prepare('SELECT body FROM messages WHERE thread_id = ? ORDER BY seq').pluck(),
       messagesFrom: this.db.prepare('SELECT body FROM messages WHERE thread_id = ? AND seq >= ? ORDER BY seq LIMIT ?').pluck(),
-      // Returns the row's first `created_at`, which the cache of recent threads keeps.
+      // Returns the row's first `created_at` and its user, which the cache of recent threads keeps. The
+      // user is written with the row; a row of status 'new' (only an older version wrote one) was never
+      // committed, so its first commit writes the user too.
       upsert: this.db.prepare(
-        `INSERT INTO threads (thread_id, status, interrupted_at, pending_json, values_json, message_count, last_error, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO threads (thread_id, status, interrupted_at, pending_json, values_json, message_count, last_error, user_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (thread_id) DO UPDATE SET status = excluded.status, interrupted_at = excluded.interrupted_at, pending_json = excluded.pending_json,
-           values_json = excluded.values_json, message_count = excluded.message_count, last_error = excluded.last_error, updated_at = excluded.updated_at
-         RETURNING created_at`,
+           values_json = excluded.values_json, message_count = excluded.message_count, last_error = excluded.last_error, updated_at = excluded.updated_at,
+           user_id = CASE WHEN threads.status = 'new' THEN excluded.user_id ELSE threads.user_id END
+         RETURNING created_at, user_id`,
       ),
       remove: this.db.prepare('DELETE FROM threads WHERE thread_id = ?'),
       removeMessages: this.db.prepare('DELETE FROM messages WHERE thread_id = ?'),
@@ -146,12 +158,18 @@ export class SqliteThreadStore implements ThreadStore {
       messageCount: this.db.prepare('SELECT message_count FROM threads WHERE thread_id = ?').pluck(),
       // A thread acquired and never committed has no row (or one of status 'new', had an older version written one).
       list: this.db.prepare(
-        `SELECT thread_id, status, message_count, created_at, updated_at FROM threads
+        `SELECT thread_id, status, message_count, user_id, created_at, updated_at FROM threads
          WHERE status <> 'new' AND thread_id LIKE ? ESCAPE '\\'
          ORDER BY updated_at DESC, thread_id LIMIT ? OFFSET ?`,
       ),
+      // One user's threads, read in order from the index threads_user_updated (schema version 4).
+      listOfUser: this.db.prepare(
+        `SELECT thread_id, status, message_count, user_id, created_at, updated_at FROM threads
+         WHERE user_id = ? AND status <> 'new' AND thread_id LIKE ? ESCAPE '\\'
+         ORDER BY updated_at DESC, thread_id LIMIT ? OFFSET ?`,
+      ),
     };
-    this.commitTransaction = this.db.transaction((threadId: string, outcome: RunCommit, now: string) => {
+    this.commitTransaction = this.db.transaction((threadId: string, outcome: RunCommit, now: string, userId: string | null) => {
       const messages = outcome.checkpoint.state.messages;
       if (outcome.rewrite) {
         const stored = Number(this.statements.messageCount.get(threadId) ?? 0);
@@ -167,20 +185,29 @@ export class SqliteThreadStore implements ThreadStore {
         this.appendOf(count).run(values);
       }
       const row = rowValues(outcome);
-      const written = this.statements.upsert.get(threadId, outcome.status, row.interruptedAt, row.pending, row.values, row.count, row.error, now, now) as { created_at: string };
-      return written.created_at;
+      return this.statements.upsert.get(threadId, outcome.status, row.interruptedAt, row.pending, row.values, row.count, row.error, userId, now, now) as Pick<
+        ThreadRow,
+        'created_at' | 'user_id'
+      >;
     });
   }
 
   async acquire(threadId: string, owner: string, options: AcquireOptions = {}): Promise<ThreadRecord | undefined> {
     if (this.locks.has(threadId)) return undefined;
-    this.locks.set(threadId, owner);
+    // Until the read finds the thread stored, it is new and the run's user is its user.
+    const lock: RunLock = { owner, userId: options.userId };
+    this.locks.set(threadId, lock);
     // An id nobody could have named yet has nothing stored: no read.
-    if (options.unseen) return { ...newRecord(threadId), running: true };
+    if (options.unseen) return { ...newRecord(threadId, options.userId), running: true };
     try {
-      const cached = this.recent.get(threadId);
-      if (cached) return { ...cached, running: true };
-      return { ...((await this.load(threadId)) ?? newRecord(threadId)), running: true };
+      const record = { ...(this.recent.get(threadId) ?? (await this.load(threadId)) ?? newRecord(threadId, options.userId)), running: true };
+      if (record.status === 'new') {
+        // Never committed (a row of status 'new' only an older version wrote): this run creates it.
+        if (options.userId === undefined) delete record.userId;
+        else record.userId = options.userId;
+      }
+      lock.userId = record.userId;
+      return record;
     } catch (error) {
       this.locks.delete(threadId);
       throw error;
@@ -188,17 +215,18 @@ export class SqliteThreadStore implements ThreadStore {
   }
 
   async renew(threadId: string, owner: string): Promise<boolean> {
-    return this.locks.get(threadId) === owner;
+    return this.locks.get(threadId)?.owner === owner;
   }
 
   async commit(threadId: string, owner: string, outcome: RunCommit): Promise<void> {
-    if (this.locks.get(threadId) !== owner) throw new LockLostError(threadId);
+    const lock = this.locks.get(threadId);
+    if (lock?.owner !== owner) throw new LockLostError(threadId);
     this.recent.delete(threadId);
     try {
       const now = new Date().toISOString();
-      const createdAt = await this.retry(() => this.commitTransaction(threadId, outcome, now));
+      const written = await this.retry(() => this.commitTransaction(threadId, outcome, now, lock.userId ?? null));
       this.checkpointer?.written();
-      this.remember(threadId, outcome, createdAt, now);
+      this.remember(threadId, outcome, written, now);
     } finally {
       this.releaseLock(threadId, owner);
     }
@@ -214,7 +242,8 @@ export class SqliteThreadStore implements ThreadStore {
       const row = this.statements.thread.get(threadId) as ThreadRow | undefined;
       if (row) return recordOf(threadId, row, this.locks.has(threadId), this.statements.messages.all(threadId) as string[]);
       // A new thread is written by its first run's commit; until then it exists while it runs.
-      return this.locks.has(threadId) ? { ...newRecord(threadId), running: true } : undefined;
+      const lock = this.locks.get(threadId);
+      return lock ? { ...newRecord(threadId, lock.userId), running: true } : undefined;
     });
   }
 
@@ -222,18 +251,19 @@ export class SqliteThreadStore implements ThreadStore {
     return this.retry(() => {
       const row = this.statements.thread.get(threadId) as ThreadRow | undefined;
       if (row) return pageOf(threadId, row, this.locks.has(threadId), offset, this.statements.messagesFrom.all(threadId, offset, limit) as string[]);
-      if (!this.locks.has(threadId)) return undefined;
-      const fresh = newRecord(threadId);
-      return { threadId, status: fresh.status, running: true, messageCount: 0, messages: [], offset, pending: [], createdAt: fresh.createdAt, updatedAt: fresh.updatedAt };
+      const lock = this.locks.get(threadId);
+      return lock ? newPage(threadId, offset, lock.userId) : undefined;
     });
   }
 
   async list(options: ThreadListOptions): Promise<ThreadSummary[]> {
     const pattern = buildSearchPattern(options.search);
     if (pattern === undefined) return [];
-    return this.retry(() =>
-      (this.statements.list.all(pattern, options.limit, options.offset) as ThreadSummaryRow[]).map((row) => buildSummary(row, this.locks.has(row.thread_id))),
-    );
+    const { userId, limit, offset } = options;
+    return this.retry(() => {
+      const rows = userId === undefined ? this.statements.list.all(pattern, limit, offset) : this.statements.listOfUser.all(userId, pattern, limit, offset);
+      return (rows as ThreadSummaryRow[]).map((row) => buildSummary(row, this.locks.has(row.thread_id)));
+    });
   }
 
   async delete(threadId: string): Promise<DeleteOutcome> {
@@ -266,7 +296,7 @@ export class SqliteThreadStore implements ThreadStore {
   }
 
   /** Keeps a committed thread in `recent`, the oldest dropped past `RECENT_THREADS`. */
-  private remember(threadId: string, outcome: RunCommit, createdAt: string, updatedAt: string): void {
+  private remember(threadId: string, outcome: RunCommit, written: Pick<ThreadRow, 'created_at' | 'user_id'>, updatedAt: string): void {
     const waiting = outcome.status === 'waiting';
     this.recent.set(threadId, {
       threadId,
@@ -279,14 +309,15 @@ export class SqliteThreadStore implements ThreadStore {
       },
       messageCount: outcome.checkpoint.state.messages.length,
       ...(outcome.error ? { lastError: outcome.error } : {}),
-      createdAt,
+      ...(written.user_id !== null ? { userId: written.user_id } : {}),
+      createdAt: written.created_at,
       updatedAt,
     });
     if (this.recent.size > RECENT_THREADS) this.recent.delete(this.recent.keys().next().value as string);
   }
 
   private releaseLock(threadId: string, owner: string): void {
-    if (this.locks.get(threadId) === owner) this.locks.delete(threadId);
+    if (this.locks.get(threadId)?.owner === owner) this.locks.delete(threadId);
   }
 
   /** Runs `step`, retrying while another program holds the database, for at most `busyMs`. */
