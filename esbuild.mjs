@@ -65,11 +65,17 @@ const bundles = [
     outfile: 'runtime/dist/cli.js',
     platform: 'node',
     format: 'cjs',
-    external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino', 'json-schema-to-typescript', '@lezer/python', '@lezer/common'],
+    external: ['better-sqlite3', 'esbuild', 'pg', 'ioredis', 'ajv', 'ws', 'pino', 'json-schema-to-typescript', '@lezer/python', '@lezer/common'],
     plugins: [commandBundles],
   },
   // `10xgraph api` and `10xgraph types`, which cli.js requires for their command only.
-  { entry: 'runtime/src/cli/api.ts', outfile: 'runtime/dist/cli-api.js', platform: 'node', format: 'cjs', external: ['better-sqlite3', 'esbuild', 'pg', 'ajv', 'ws', 'pino'] },
+  {
+    entry: 'runtime/src/cli/api.ts',
+    outfile: 'runtime/dist/cli-api.js',
+    platform: 'node',
+    format: 'cjs',
+    external: ['better-sqlite3', 'esbuild', 'pg', 'ioredis', 'ajv', 'ws', 'pino'],
+  },
   {
     entry: 'runtime/src/cli/types.ts',
     outfile: 'runtime/dist/cli-types.js',
@@ -88,7 +94,7 @@ const bundles = [
     outfile: 'runtime/dist/api.js',
     platform: 'node',
     format: 'cjs',
-    external: ['better-sqlite3', 'esbuild', 'pg', 'ws', 'ajv', 'pino'],
+    external: ['better-sqlite3', 'esbuild', 'pg', 'ioredis', 'ws', 'ajv', 'pino'],
     plugins: [graphErrorsFromIndex],
   },
   // The SQLite store's checkpoint worker thread, a file of its own beside api.js and cli-api.js,

@@ -6,7 +6,7 @@
  */
 
 /** A package `10xgraph` uses only when installed beside it. */
-export type Peer = 'esbuild' | 'better-sqlite3' | 'pg' | 'json-schema-to-typescript';
+export type Peer = 'esbuild' | 'better-sqlite3' | 'pg' | 'ioredis' | 'json-schema-to-typescript';
 
 /** The peers a project needs only to build (compilers, generators): `--save-dev`. */
 const DEV_PEERS: ReadonlySet<Peer> = new Set(['esbuild', 'json-schema-to-typescript']);

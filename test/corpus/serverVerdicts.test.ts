@@ -123,10 +123,12 @@ describe('the start-up of 10xgraph api gives the server’s verdict', () => {
   test('it names the keys it reads but does not apply, in one line, and loads the env file', async () => {
     const run = await startApi('checkpointer-set.json', baseEnv());
     assert.ok(run.listening, run.output);
-    assert.match(run.output, /Not applied by 10xgraph api \(settings of the Python 10xGraph server, 10xgraph-api\): checkpointer\n/);
+    assert.match(run.output, /Not applied by 10xgraph api \(settings of the Python 10xGraph server and its tools\): checkpointer\n/);
     const jwt = await startApi('auth-jwt-env-file.json', baseEnv());
     assert.match(jwt.output, /Loaded 3 variables from the env file/);
-    assert.match(jwt.output, /Not applied by 10xgraph api [^\n]*: auth\n/);
+    // `auth` is applied: the tokens are verified, and the line says how.
+    assert.match(jwt.output, /Authentication: JWT \(HS256\)\n/);
+    assert.doesNotMatch(jwt.output, /Not applied by 10xgraph api/);
     assert.doesNotMatch(jwt.output, /a-secret-of-more/);
   });
 });

@@ -99,6 +99,47 @@ export async function loadAgentGraph(configPath: string, agentSpec: string): Pro
   return value;
 }
 
+/**
+ * Loads the export a `module:export` setting other than `agent` names (`auth.path`, a
+ * `module:attr` `authorization`), found and compiled as the agent module is: a TypeScript or
+ * JavaScript module beside the config. `setting` names the setting in messages. Throws
+ * `AgentLoadError` (a Python module is not this server's to load).
+ */
+export async function loadSettingExport(configPath: string, setting: string, spec: string): Promise<unknown> {
+  const parsed = checkAgentSpec(spec);
+  if (!parsed.ok)
+    throw new AgentLoadError(
+      'agent-invalid',
+      `"${setting}" must be "module:export" naming a module inside the folder of 10xgraph.json (no absolute path, no ".."), not '${spec}' (in ${configPath}).`,
+    );
+  const folder = dirname(resolve(configPath));
+  const candidates = agentModuleCandidates(folder, parsed.module);
+  const file = candidates.find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
+  if (!file) {
+    const names = candidates.filter((candidate) => extname(candidate) !== '.py').map((candidate) => relative(folder, candidate).split('\\').join('/'));
+    throw new AgentLoadError(
+      'agent-module-not-found',
+      `Cannot find the module of "${setting}" '${spec}': no ${names.join(', ')} in ${folder}; create it or fix "${setting}" in ${configPath}.`,
+    );
+  }
+  if (extname(file) === '.py') {
+    throw new AgentLoadError(
+      'agent-module-python',
+      `"${setting}" '${spec}' is the Python module ${relative(folder, file).split('\\').join('/')}: 10xgraph api loads TypeScript or JavaScript modules; write the module in TypeScript beside it, or run the Python project with 10xgraph-api.`,
+    );
+  }
+  const exports = COMPILED.has(extname(file)) ? await loadTypeScript(file) : await importModule(file);
+  const value = exportOf(exports, parsed.exportName);
+  if (value === undefined) {
+    const names = Object.keys(exports).filter((name) => name !== 'default' && name !== '__esModule');
+    throw new AgentLoadError(
+      'agent-export-not-found',
+      `Module ${file} has no export '${parsed.exportName}'${names.length ? ` (it exports ${names.map((n) => `'${n}'`).join(', ')})` : ''}; fix "${setting}" in ${configPath}.`,
+    );
+  }
+  return value;
+}
+
 function exportOf(exports: Record<string, unknown>, name: string): unknown {
   if (name in exports) return exports[name];
   // A CommonJS module imported as ESM puts its exports under `default`.

@@ -11,13 +11,16 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly details: ErrorDetail[];
+  /** Headers the answer carries (`WWW-Authenticate` of a 401, `Retry-After` of a 429). */
+  readonly headers: Readonly<Record<string, string>>;
 
-  constructor(status: number, code: string, message: string, details: ErrorDetail[] = []) {
+  constructor(status: number, code: string, message: string, details: ErrorDetail[] = [], headers: Readonly<Record<string, string>> = {}) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
     this.details = details;
+    this.headers = headers;
   }
 }
 

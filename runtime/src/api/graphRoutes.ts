@@ -9,13 +9,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { threadIdText, type FixData, type GraphDescription, type GraphTools, type InvokeData, type StopData } from '10xgraph-client/wire';
 import type { WebSocket } from 'ws';
+import type { Caller } from './access';
 import { ApiError } from './errors';
 import { readJsonBody, sendData, sendError } from './http';
 import type { ApiLogger } from './log';
 import type { Route } from './router';
 import type { RunEngine, ServableGraph } from './runEngine';
 import { createRunSlots, type SocketLimits } from './sockets';
-import type { ThreadStore } from './store/index';
+import { StoreUnavailableError, type ThreadStore } from './store/index';
 import { wireMessage } from './stateView';
 import { cancelPending, fixThread } from './threadRoutes';
 import { checkThreadId, describe, invalid, isObject, parseRunRequest } from './validate';
@@ -65,24 +66,43 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
     return checkThreadId(id, "Field 'thread_id'", ['thread_id']);
   }
 
+  /** Refuses (403) a caller the thread `threadId` does not belong to; a thread nobody stored is anyone's. */
+  async function authorizeThread(caller: Caller, threadId: string): Promise<void> {
+    if (!caller.access.enabled) return;
+    let owner: string | undefined;
+    try {
+      owner = (await store.load(threadId))?.userId;
+    } catch (error) {
+      throw error instanceof StoreUnavailableError ? new ApiError(503, 'TRANSIENT_STORAGE_ERROR', error.message) : error;
+    }
+    await caller.authorize(threadId, owner);
+  }
+
   const notConfigured = (what: string) => () => {
     throw new ApiError(503, 'HTTPException', `${what} is not configured: 10xgraph api keeps threads only (see the README's table of routes).`);
   };
 
   return [
     { method: 'GET', pattern: '/ping', public: true, handle: ({ res, requestId }) => sendData(res, requestId, 'pong', 'The server is up.') },
-    { method: 'GET', pattern: '/v1/graph', handle: ({ res, requestId }) => sendGraph(res, requestId, graph, version, store) },
-    { method: 'GET', pattern: '/v1/graph:StateSchema', handle: ({ res, requestId }) => sendData(res, requestId, STATE_SCHEMA, 'The JSON Schema of the graph state.') },
-    { method: 'GET', pattern: '/v1/graph/tools', handle: ({ res, requestId }) => sendTools(res, requestId, graph) },
+    { method: 'GET', pattern: '/v1/graph', scope: 'graph:read', handle: ({ res, requestId }) => sendGraph(res, requestId, graph, version, store) },
+    {
+      method: 'GET',
+      pattern: '/v1/graph:StateSchema',
+      scope: 'graph:read',
+      handle: ({ res, requestId }) => sendData(res, requestId, STATE_SCHEMA, 'The JSON Schema of the graph state.'),
+    },
+    { method: 'GET', pattern: '/v1/graph/tools', scope: 'graph:read', handle: ({ res, requestId }) => sendTools(res, requestId, graph) },
     {
       method: 'POST',
       pattern: '/v1/graph/invoke',
       body: true,
-      async handle({ req, res, requestId }) {
+      scope: 'graph:invoke',
+      thread: 'body',
+      async handle({ req, res, requestId, caller }) {
         takeRunSlot(req, res);
         const request = parseRunRequest(await readBody(req));
         // The id of a new thread is first shown in this answer, after the commit: nobody can name it before.
-        const prepared = await engine.prepare(request, true);
+        const prepared = await engine.prepare(request, caller, true);
         const full = request.granularity === 'full';
         const outcome = await engine.execute(prepared, undefined, { deltas: false, state: full });
         if (outcome.error) return sendError(res, requestId, new ApiError(outcome.error.status, outcome.error.code, outcome.error.message));
@@ -103,9 +123,11 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
       method: 'POST',
       pattern: '/v1/graph/stream',
       body: true,
-      async handle({ req, res, requestId }) {
+      scope: 'graph:stream',
+      thread: 'body',
+      async handle({ req, res, requestId, caller }) {
         takeRunSlot(req, res);
-        const prepared = await engine.prepare(parseRunRequest(await readBody(req)));
+        const prepared = await engine.prepare(parseRunRequest(await readBody(req)), caller);
         // NDJSON lines under the type the real server gives them (which also keeps proxies from buffering).
         res.writeHead(200, {
           'content-type': 'text/event-stream; charset=utf-8',
@@ -140,10 +162,13 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
       method: 'POST',
       pattern: '/v1/graph/stop',
       body: true,
-      async handle({ req, res, requestId }) {
+      scope: 'graph:stop',
+      thread: 'body',
+      async handle({ req, res, requestId, caller }) {
         const threadId = await readThreadBody(req);
+        await authorizeThread(caller, threadId);
         if (engine.stop(threadId)) return sendData(res, requestId, { ok: true, running: true } satisfies StopData, `The run on thread '${threadId}' is stopping.`);
-        const cancelled = await cancelPending(store, threadId, () => engine.refuseWhileClosing());
+        const cancelled = await cancelPending(store, threadId, caller, () => engine.refuseWhileClosing());
         if (cancelled === undefined) return sendData(res, requestId, { ok: false, running: false, reason: 'no-state' } satisfies StopData, `No thread '${threadId}'.`);
         if (cancelled === 'busy') {
           return sendData(
@@ -167,9 +192,11 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
       method: 'POST',
       pattern: '/v1/graph/fix',
       body: true,
-      async handle({ req, res, requestId }) {
+      scope: 'graph:fix',
+      thread: 'body',
+      async handle({ req, res, requestId, caller }) {
         const threadId = await readThreadBody(req);
-        const data: FixData = await fixThread(store, threadId, () => engine.refuseWhileClosing());
+        const data: FixData = await fixThread(store, threadId, caller, () => engine.refuseWhileClosing());
         sendData(res, requestId, data, data.message);
       },
     },
@@ -178,6 +205,7 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
       method: 'POST',
       pattern: '/v1/graph/setup',
       body: true,
+      scope: 'graph:setup',
       handle() {
         throw new ApiError(404, 'NOT_FOUND', "There is no /v1/graph/setup: remote tools are declared in 10xgraph.json's remote_tools, which the server reads when it starts.");
       },
@@ -185,31 +213,33 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
     {
       method: 'GET',
       pattern: WS_PATTERN,
+      scope: 'graph:stream',
       handle() {
         throw new ApiError(426, 'UPGRADE_REQUIRED', `${WS_PATTERN} is a WebSocket endpoint; open it with a WebSocket client.`);
       },
-      upgrade: (ws) => serveRunSocket(ws, { engine, limits, log, route: WS_PATTERN }),
+      upgrade: (ws, socket) => serveRunSocket(ws, { engine, limits, log, route: WS_PATTERN, ...socket }),
     },
     {
       method: 'GET',
       pattern: LIVE_PATTERN,
+      scope: 'graph:stream',
       handle() {
         throw new ApiError(426, 'UPGRADE_REQUIRED', `${LIVE_PATTERN} is a WebSocket endpoint; open it with a WebSocket client.`);
       },
       upgrade: refuseLive,
     },
-    { method: 'POST', pattern: '/v1/store/memories', body: true, handle: notConfigured('Store') },
-    { method: 'POST', pattern: '/v1/store/search', body: true, handle: notConfigured('Store') },
-    { method: 'POST', pattern: '/v1/store/memories/list', body: true, handle: notConfigured('Store') },
-    { method: 'POST', pattern: '/v1/store/memories/forget', body: true, handle: notConfigured('Store') },
-    { method: 'POST', pattern: '/v1/store/memories/{item_id}', body: true, handle: notConfigured('Store') },
-    { method: 'PUT', pattern: '/v1/store/memories/{item_id}', body: true, handle: notConfigured('Store') },
-    { method: 'DELETE', pattern: '/v1/store/memories/{item_id}', body: true, handle: notConfigured('Store') },
-    { method: 'POST', pattern: '/v1/files/upload', body: true, handle: notConfigured('File upload') },
-    { method: 'GET', pattern: '/v1/files/{item_id}', handle: notConfigured('File upload') },
-    { method: 'GET', pattern: '/v1/files/{item_id}/info', handle: notConfigured('File upload') },
-    { method: 'GET', pattern: '/v1/files/{item_id}/url', handle: notConfigured('File upload') },
-    { method: 'GET', pattern: '/v1/config/multimodal', handle: notConfigured('File upload') },
+    { method: 'POST', pattern: '/v1/store/memories', body: true, scope: 'store:write', handle: notConfigured('Store') },
+    { method: 'POST', pattern: '/v1/store/search', body: true, scope: 'store:read', handle: notConfigured('Store') },
+    { method: 'POST', pattern: '/v1/store/memories/list', body: true, scope: 'store:read', handle: notConfigured('Store') },
+    { method: 'POST', pattern: '/v1/store/memories/forget', body: true, scope: 'store:delete', handle: notConfigured('Store') },
+    { method: 'POST', pattern: '/v1/store/memories/{item_id}', body: true, scope: 'store:read', handle: notConfigured('Store') },
+    { method: 'PUT', pattern: '/v1/store/memories/{item_id}', body: true, scope: 'store:write', handle: notConfigured('Store') },
+    { method: 'DELETE', pattern: '/v1/store/memories/{item_id}', body: true, scope: 'store:delete', handle: notConfigured('Store') },
+    { method: 'POST', pattern: '/v1/files/upload', body: true, scope: 'files:upload', handle: notConfigured('File upload') },
+    { method: 'GET', pattern: '/v1/files/{item_id}', scope: 'files:read', handle: notConfigured('File upload') },
+    { method: 'GET', pattern: '/v1/files/{item_id}/info', scope: 'files:read', handle: notConfigured('File upload') },
+    { method: 'GET', pattern: '/v1/files/{item_id}/url', scope: 'files:read', handle: notConfigured('File upload') },
+    { method: 'GET', pattern: '/v1/config/multimodal', scope: 'config:read', handle: notConfigured('File upload') },
   ];
 }
 

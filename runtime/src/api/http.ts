@@ -36,7 +36,7 @@ export function errorPayload(requestId: string, error: ApiError): ErrorEnvelope 
 
 /** Answers `{error: {code, message, details}, metadata}` with the error's status. */
 export function sendError(res: ServerResponse, requestId: string, error: ApiError, headers: Record<string, string> = {}): void {
-  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  for (const [name, value] of Object.entries({ ...error.headers, ...headers })) res.setHeader(name, value);
   sendJson(res, error.status, errorPayload(requestId, error), requestId);
 }
 

@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
+import type { Caller, Scope } from './access';
 import { ApiError } from './errors';
 
 /** The methods a route may take. */
@@ -22,6 +23,8 @@ export interface RequestContext {
   res: ServerResponse;
   url: URL;
   requestId: string;
+  /** Who called, with the route's scope: the route checks the thread it names against it (`caller.authorize`). */
+  caller: Caller;
 }
 
 /** One route: a method on a path pattern, and what answers it. */
@@ -33,10 +36,35 @@ export interface Route {
   body?: boolean;
   /** Whether the route is answered without the token (only `/ping`). */
   public?: boolean;
+  /** The scope a caller needs (every route that is not public has one), as the real server names it. */
+  scope?: Scope;
+  /**
+   * Where the thread the route acts on is named, when it names one: the route itself then checks
+   * the caller against that thread (`caller.authorize(threadId, owner)`) once it has read it.
+   * Without it, the server checks the caller before the route runs.
+   */
+  thread?: 'path' | 'body';
   /** Answers the request; an `ApiError` thrown is the answer. */
   handle(context: RequestContext, params: RouteParams): void | Promise<void>;
   /** When the route (a GET) is a WebSocket endpoint: serves a socket the upgrade opened, the upgrade already admitted. */
-  upgrade?(ws: WebSocket): void;
+  upgrade?(ws: WebSocket, context: SocketContext): void;
+}
+
+/** Why a run on an open WebSocket is refused: the error chunk's reason, and the close that follows, if any. */
+export interface RunRefusal {
+  reason: string;
+  /** Seconds until the rate limit lets another run through (a rate-limit refusal). */
+  retryAfterSeconds?: number;
+  /** The socket is closed after the error chunk (a credential that no longer verifies: 1008). */
+  close?: { code: number; reason: string };
+}
+
+/** What a WebSocket route is given with its socket. */
+export interface SocketContext {
+  /** The caller the handshake authenticated, with the route's scope. */
+  caller: Caller;
+  /** Checks a run before it starts: the credential still verifies as the same user, and the rate limit lets it through. */
+  admitRun(): Promise<RunRefusal | undefined>;
 }
 
 /**
@@ -67,11 +95,6 @@ export interface PathMatch {
 export type ResolvedRoute =
   { kind: 'route'; route: Route; params: RouteParams; match: PathMatch } | { kind: 'refused'; error: ApiError; headers: Record<string, string>; match?: PathMatch };
 
-/** The 401 of a request without the token (or with a wrong one). */
-export function unauthorized(): ApiError {
-  return new ApiError(401, 'INVALID_TOKEN', 'This server needs a token: send the header Authorization: Bearer <TENXGRAPH_TOKEN>.');
-}
-
 interface CompiledPattern {
   pattern: string;
   /** Literal segments as they are; a parameter as its name, with `param` set. */
@@ -98,6 +121,7 @@ export class RouteTable {
         this.patterns.push(compiled);
       }
       if (compiled.routes.some((other) => other.method === route.method)) throw new TypeError(`The route table declares ${route.method} ${route.pattern} twice.`);
+      if (!route.public && route.scope === undefined) throw new TypeError(`The route ${route.method} ${route.pattern} is not public and declares no scope.`);
       compiled.routes.push(route);
     }
   }
@@ -114,14 +138,15 @@ export class RouteTable {
 
   /**
    * The route of a request and its parameters, or the refusal to answer: 404 (no pattern fits
-   * the path), 401 (`authorized` says no for a pattern not public), the error of a bad parameter,
+   * the path), the refusal `refusal` gives for a pattern not public (a 401), the error of a bad parameter,
    * then 405 with `Allow` (the pattern has no route of the method), in that order. `match` is
    * `match(pathname)`, which the caller has already (the log names its pattern): the path is
    * matched once, a path no pattern fits included.
    */
-  resolve(pathname: string, method: string | undefined, authorized: () => boolean, match: PathMatch | undefined): ResolvedRoute {
+  resolve(pathname: string, method: string | undefined, refusal: () => ApiError | undefined, match: PathMatch | undefined): ResolvedRoute {
     if (!match) return { kind: 'refused', error: this.notFound(pathname), headers: {} };
-    if (!match.public && !authorized()) return { kind: 'refused', error: unauthorized(), headers: { 'www-authenticate': 'Bearer realm="10xgraph"' }, match };
+    const refused = match.public ? undefined : refusal();
+    if (refused) return { kind: 'refused', error: refused, headers: {}, match };
     let params: RouteParams;
     try {
       params = match.readParams();

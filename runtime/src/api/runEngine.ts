@@ -13,6 +13,7 @@ import type { CompiledGraph } from '../graph/compiledGraph';
 import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import { validateResume } from '../graph/resume';
 import type { Checkpoint } from '../graph/types';
+import type { Caller } from './access';
 import { ApiError, runErrorOf } from './errors';
 import { loadCrypto } from './lazy';
 import type { ApiLogger } from './log';
@@ -105,21 +106,30 @@ export class RunEngine {
 
   /**
    * Locks the thread (the lock and the read are one step, so no run can slip in between) and
-   * checks the request against it. `idShownAfterCommit`: the id of a new thread is first shown
+   * checks the request against it, and `caller` against the thread (403 when it is another
+   * user's; a new thread is recorded as the caller's). `idShownAfterCommit`: the id of a new thread is first shown
    * in the answer, after the commit, so nobody can name it before (invoke).
    */
-  async prepare(request: RunRequest, idShownAfterCommit = false): Promise<PreparedRun> {
+  async prepare(request: RunRequest, caller: Caller, idShownAfterCommit = false): Promise<PreparedRun> {
     this.refuseWhileClosing();
     const named = request.threadId ?? this.threadAnswered(request);
     const threadId = named ?? loadCrypto().randomUUID();
     const runId = loadCrypto().randomUUID();
     let record: ThreadRecord | undefined;
     try {
-      record = await this.store.acquire(threadId, runId, { unseen: named === undefined && idShownAfterCommit });
+      const creator = caller.creator;
+      record = await this.store.acquire(threadId, runId, { unseen: named === undefined && idShownAfterCommit, ...(creator === undefined ? {} : { userId: creator }) });
     } catch (error) {
       throw error instanceof StoreUnavailableError ? new ApiError(503, 'TRANSIENT_STORAGE_ERROR', error.message) : error;
     }
     if (!record) throw busy(threadId);
+    // Another user's thread is refused before anything of it is read or run.
+    try {
+      await caller.authorize(threadId, record.userId);
+    } catch (error) {
+      await this.releaseQuietly(threadId, runId);
+      throw error;
+    }
     try {
       validateResume(record.checkpoint, request.messages);
     } catch (error) {

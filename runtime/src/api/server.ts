@@ -11,12 +11,25 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import { loadCrypto, loadHttp, loadWs } from './lazy';
+import { AccessControl, allowAllBackend, anonymousCaller, Caller, type AuthorizationBackend } from './access';
+import { credentialOf, tokenAuthenticator, userIdOf, type Authenticator, type AuthUser } from './auth';
 import { ApiError } from './errors';
 import { createGraphRoutes } from './graphRoutes';
 import { BodyTimeoutError, closeIfBodyUnread, sendError } from './http';
 import type { ApiLogger } from './log';
 import { createOriginPolicy, readWebSocketProtocols, shownValue, type OriginPolicy, type OriginVerdict } from './origin';
-import { RouteTable, unauthorized, type PathMatch, type Route } from './router';
+import {
+  createOutageWatch,
+  decisionOnFailure,
+  isExcluded,
+  rateLimitedBody,
+  rateLimitHeaders,
+  rateLimitKey,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitSettings,
+} from './rateLimit';
+import { RouteTable, type PathMatch, type Route, type RunRefusal } from './router';
 import { RunEngine, type ServableGraph } from './runEngine';
 import { answerAndClose, DEFAULT_SOCKET_LIMITS, type SocketLimits } from './sockets';
 import { parseStoreTarget, SqliteThreadStore, type ThreadStore } from './store/index';
@@ -35,6 +48,17 @@ export interface ApiServerOptions {
   drainMs?: number;
   /** The bearer token every route but `/ping` needs; empty or absent means none (`10xgraph api` passes `TENXGRAPH_TOKEN`). */
   token?: string;
+  /**
+   * How callers are identified (the config's `auth`: JWT or a custom module); replaces `token`.
+   * Every route but `/ping` then needs a caller it accepts.
+   */
+  auth?: Authenticator;
+  /** What identified callers may do (the config's `authorization`); used with `auth` only. Default: any caller with a `user_id`. */
+  authorization?: AuthorizationBackend;
+  /** Request limits (the config's `rate_limit`) and the limiter that counts them; the server closes the limiter. */
+  rateLimit?: { settings: RateLimitSettings; limiter: RateLimiter };
+  /** Caps on open WebSockets (the config's `websocket`): in all and per user; null is no cap. Default 1000 and 10. */
+  webSocketCaps?: WebSocketCaps;
   /** Largest request body or WebSocket frame in bytes (default 1 MiB). */
   maxBodyBytes?: number;
   /** The version reported as `info.version` (default the package's). */
@@ -66,6 +90,27 @@ export interface ApiServer {
   close(): Promise<void>;
 }
 
+/** Caps on the WebSockets one server process keeps open (null: no cap). */
+export interface WebSocketCaps {
+  maxConnections: number | null;
+  maxConnectionsPerUser: number | null;
+  /**
+   * Why every handshake is refused: the `websocket` setting has a value the server cannot use.
+   * The real server reads the setting on each handshake, so it starts and refuses them all; so does this one.
+   */
+  refusal?: string;
+}
+
+/** The caps of a server whose config says nothing of `websocket`, as the real server's. */
+export const DEFAULT_WEBSOCKET_CAPS: WebSocketCaps = { maxConnections: 1000, maxConnectionsPerUser: 10 };
+
+/** The close code of a WebSocket refused for a limit (rate or connections): try again later. */
+const WS_TRY_AGAIN_LATER = 1013;
+/** The close code of a WebSocket refused for its credential or its permissions. */
+const WS_POLICY_VIOLATION = 1008;
+/** The close code of a WebSocket the server cannot serve (its `websocket` setting is unusable). */
+const WS_INTERNAL_ERROR = 1011;
+
 /** The default body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -78,13 +123,21 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const version = options.version ?? VERSION;
   const token = options.token ?? '';
+  // `auth` identifies callers (and authorization judges them); else the shared token, if any, stands in front.
+  const authenticator: Authenticator | undefined = options.auth ?? (token ? tokenAuthenticator(token) : undefined);
+  const access = new AccessControl(options.auth ? (options.authorization ?? allowAllBackend()) : undefined);
+  const rateLimit = options.rateLimit;
+  const outage = createOutageWatch();
+  const caps = options.webSocketCaps ?? DEFAULT_WEBSOCKET_CAPS;
+  let openSockets = 0;
+  const socketsPerUser = new Map<string, number>();
   const ownsStore = typeof options.db !== 'object';
   const store: ThreadStore = typeof options.db === 'object' ? options.db : openSqlite(options.db ?? ':memory:');
   const drainMs = options.drainMs ?? 10_000;
   const limits: SocketLimits = { ...DEFAULT_SOCKET_LIMITS, ...options.limits };
   const corsOrigins = options.corsOrigins ?? [];
   const allowedHosts = options.allowedHosts ?? [];
-  const policyFor = (listenHost: string | undefined) => createOriginPolicy({ listenHost, allowedHosts, corsOrigins, tokenRequired: token !== '' });
+  const policyFor = (listenHost: string | undefined) => createOriginPolicy({ listenHost, allowedHosts, corsOrigins, tokenRequired: authenticator !== undefined });
   // Built now so a malformed list fails here; rebuilt by listen() with the address it serves.
   let policy: OriginPolicy = policyFor(undefined);
   /** Answers in progress per connection: a parse error then must not write its own answer into theirs. */
@@ -221,10 +274,18 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const match = table.match(url.pathname);
     if (match) matched(match.pattern);
     if (!admit(req, res, requestId, url, match)) return;
-    const found = table.resolve(url.pathname, req.method, () => authorized(req, undefined), match);
+    // The caller is identified once: for the route, and for a limit counted per user.
+    const identity = authenticator && ((match && !match.public) || rateLimit?.settings.by === 'user') ? await identify(req.method ?? 'GET', url, req.headers, false) : undefined;
+    if (rateLimit && !isExcluded(url.pathname, rateLimit.settings)) {
+      const decision = await decide(rateLimit, req.socket.remoteAddress, req.headers, identity);
+      for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
+      if (!decision.allowed) return sendRateLimited(res, requestId, decision);
+    }
+    const found = table.resolve(url.pathname, req.method, () => (identity && 'error' in identity ? identity.error : undefined), match);
     if (found.kind === 'refused') return sendError(res, requestId, found.error, found.headers);
     try {
-      return await found.route.handle({ req, res, url, requestId }, found.params);
+      const caller = await admitCaller(found.route, identity);
+      return await found.route.handle({ req, res, url, requestId, caller }, found.params);
     } catch (error) {
       // After a stalled body the connection cannot carry another request: it is closed with the answer.
       if (error instanceof ApiError) return sendError(res, requestId, error, error instanceof BodyTimeoutError ? { connection: 'close' } : {});
@@ -257,19 +318,22 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       logUpgrade(refusal.status);
       return answerAndClose(socket, refusal, {}, requestId);
     }
-    const refusal = judgeUpgrade(req, url);
+    const refusal = judgeUpgrade(req);
     if (refusal) {
       logUpgrade(refusal.status);
       return answerAndClose(socket, refusal, {}, requestId);
     }
-    wss.handleUpgrade(req, socket, head, (ws) => {
-      logUpgrade(101);
-      route.upgrade!(ws);
+    void openSocket(req, socket, head, url, route, logUpgrade).catch((error: unknown) => {
+      log.error(`The WebSocket upgrade of ${shownRoute} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, {
+        event: 'request_failed',
+        request_id: requestId,
+      });
+      if (!socket.destroyed) answerAndClose(socket, new ApiError(500, 'INTERNAL_SERVER_ERROR', 'The server failed on this request; see its log.'), {}, requestId);
     });
   }
 
-  /** The refusal of an upgrade to a WebSocket route, or undefined when it may open: Host, Origin, then the token. */
-  function judgeUpgrade(req: IncomingMessage, url: URL): ApiError | undefined {
+  /** The refusal of an upgrade to a WebSocket route before its caller is judged, or undefined: Host, then Origin. */
+  function judgeUpgrade(req: IncomingMessage): ApiError | undefined {
     const refusedHost = policy.checkHost(hostHeaders(req), absoluteAuthority(req.url));
     if (refusedHost) return refusedHost;
     // Browsers send Origin on every WebSocket and no CORS guards it: the server checks it itself.
@@ -278,17 +342,138 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       logRefusedOrigin(verdict, 'WebSocket');
       return verdict.error;
     }
-    const protocols = readWebSocketProtocols(req.headers['sec-websocket-protocol']);
-    if (!authorized(req, protocols.token ?? url.searchParams.get('token'))) return unauthorized();
     return undefined;
   }
 
-  function authorized(req: IncomingMessage, queryToken: string | null | undefined): boolean {
-    if (!token) return true;
-    const header = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1]?.trim();
-    const given = header ?? queryToken ?? undefined;
-    if (given === undefined) return false;
-    return loadCrypto().timingSafeEqual(digest(given), digest(token));
+  /**
+   * Opens a WebSocket the way the real server's WebSocket routes do: the rate limit, then the caps
+   * on open sockets (in all, then per user), then the caller; a refusal of those completes the
+   * handshake and closes at once with the real server's code and reason (1013 for a limit, 1008
+   * for the credential or a permission), so the client reads why. With `TENXGRAPH_TOKEN` alone, a
+   * wrong token is refused with the 401 of the handshake, as every other route refuses it.
+   */
+  async function openSocket(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, route: Route, logUpgrade: (status: number) => void): Promise<void> {
+    const identity = authenticator ? await identify('GET', url, req.headers, true) : undefined;
+    if (socket.destroyed) return;
+    if (identity && 'error' in identity && authenticator?.mode === 'token') {
+      logUpgrade(identity.error.status);
+      return answerAndClose(socket, identity.error);
+    }
+    const closeWith = (code: number, reason: string) => {
+      logUpgrade(code);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        ws.on('error', () => {});
+        ws.close(code, closeReason(reason));
+      });
+    };
+    if (caps.refusal !== undefined) return closeWith(WS_INTERNAL_ERROR, caps.refusal);
+    if (rateLimit) {
+      const decision = await decide(rateLimit, req.socket.remoteAddress, req.headers, identity);
+      if (!decision.allowed) return closeWith(WS_TRY_AGAIN_LATER, 'Rate limit exceeded');
+    }
+    const user = identity && 'user' in identity ? identity.user : undefined;
+    const userId = userIdOf(user);
+    if (caps.maxConnections !== null && openSockets >= caps.maxConnections) return closeWith(WS_TRY_AGAIN_LATER, 'Too many connections');
+    if (userId !== undefined && caps.maxConnectionsPerUser !== null && (socketsPerUser.get(userId) ?? 0) >= caps.maxConnectionsPerUser) {
+      return closeWith(WS_TRY_AGAIN_LATER, 'Too many connections for this user');
+    }
+    if (identity && 'error' in identity) return closeWith(identity.error.status >= 500 ? 1011 : WS_POLICY_VIOLATION, identity.error.message);
+    let caller: Caller;
+    try {
+      caller = await admitCaller(route, identity);
+    } catch (error) {
+      if (error instanceof ApiError && error.status < 500) return closeWith(WS_POLICY_VIOLATION, error.message);
+      throw error;
+    }
+    if (socket.destroyed) return;
+    const credential = credentialOf(req.headers, url, true);
+    const peer = req.socket.remoteAddress;
+    const headers = req.headers;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      logUpgrade(101);
+      openSockets++;
+      if (userId !== undefined) socketsPerUser.set(userId, (socketsPerUser.get(userId) ?? 0) + 1);
+      ws.once('close', () => {
+        openSockets--;
+        if (userId === undefined) return;
+        const left = (socketsPerUser.get(userId) ?? 1) - 1;
+        if (left > 0) socketsPerUser.set(userId, left);
+        else socketsPerUser.delete(userId);
+      });
+      route.upgrade!(ws, {
+        caller,
+        async admitRun(): Promise<RunRefusal | undefined> {
+          // The token is checked again before each run: one that expired (or now names another user) ends the session.
+          if (authenticator && authenticator.mode !== 'token') {
+            const again = await identify('GET', url, headers, true, credential);
+            if ('error' in again || userIdOf(again.user) !== userId) {
+              return { reason: 'Session expired. Reconnect with a valid token.', close: { code: WS_POLICY_VIOLATION, reason: 'Session expired' } };
+            }
+          }
+          if (rateLimit) {
+            const decision = await decide(rateLimit, peer, headers, identity);
+            if (!decision.allowed) return { reason: `Rate limit exceeded. Retry after ${decision.retryAfterSeconds}s.`, retryAfterSeconds: decision.retryAfterSeconds };
+          }
+          return undefined;
+        },
+      });
+    });
+  }
+
+  /** The caller of a request (the user, or the refusal to answer with), judged by the authenticator. */
+  async function identify(
+    method: string,
+    url: URL,
+    headers: IncomingMessage['headers'],
+    websocket: boolean,
+    credential = credentialOf(headers, url, websocket),
+  ): Promise<{ user: AuthUser } | { error: ApiError }> {
+    try {
+      return { user: await authenticator!.authenticate({ method, url, headers, websocket, credential }) };
+    } catch (error) {
+      if (error instanceof ApiError) return { error };
+      throw error;
+    }
+  }
+
+  /**
+   * The caller of a route: its scope checked, and unless the route names a thread (and checks the
+   * caller against it itself), the backend's verdict on the route. Throws the 403 of a refusal.
+   */
+  async function admitCaller(route: Route, identity: { user: AuthUser } | { error: ApiError } | undefined): Promise<Caller> {
+    if (route.scope === undefined || !access.enabled) return anonymousCaller(route.scope);
+    const user = identity && 'user' in identity ? identity.user : {};
+    access.checkScope(user, route.scope);
+    const caller = new Caller(user, access, route.scope);
+    if (route.thread === undefined) await caller.authorize();
+    return caller;
+  }
+
+  /** Counts a request (or a WebSocket run) against the limit: the backend's decision, or the one `fail_open` gives when it failed. */
+  async function decide(
+    limit: { settings: RateLimitSettings; limiter: RateLimiter },
+    peer: string | undefined,
+    headers: IncomingMessage['headers'],
+    identity: { user: AuthUser } | { error: ApiError } | undefined,
+  ): Promise<RateLimitDecision> {
+    const userId = identity && 'user' in identity ? userIdOf(identity.user) : undefined;
+    const verdict = await limit.limiter.hit(rateLimitKey(limit.settings, peer, headers, userId));
+    const change = outage.observe(verdict);
+    if (change === 'down' && verdict.failed) {
+      const what = limit.settings.failOpen ? 'requests go through unlimited (fail_open) until it is back' : 'requests are refused (fail_open is false) until it is back';
+      log.warn(`The ${limit.limiter.backend} rate-limit backend failed: ${verdict.error.message}; ${what}.`, { event: 'rate_limit_backend_down' });
+    } else if (change === 'up') {
+      log.info(`The ${limit.limiter.backend} rate-limit backend answers again; limits apply.`, { event: 'rate_limit_backend_up' });
+    }
+    return verdict.failed ? decisionOnFailure(limit.settings) : verdict;
+  }
+
+  /** The 429 of a request over the limit: the real server's body, with its headers already set. */
+  function sendRateLimited(res: ServerResponse, requestId: string, decision: RateLimitDecision): void {
+    closeIfBodyUnread(res);
+    const body = JSON.stringify(rateLimitedBody(decision, requestId));
+    res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', 'x-request-id': requestId });
+    res.end(body);
   }
 
   return {
@@ -317,6 +502,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       await closed;
       wss.close();
       if (ownsStore) await store.close();
+      await rateLimit?.limiter.close();
     },
   };
 }
@@ -328,8 +514,11 @@ function openSqlite(path: string): ThreadStore {
   return new SqliteThreadStore(target.path);
 }
 
-function digest(text: string): Buffer {
-  return loadCrypto().createHash('sha256').update(text).digest();
+/** A WebSocket close reason fits in 123 bytes: a longer one is cut at a character boundary. */
+function closeReason(text: string): string {
+  let reason = text;
+  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
+  return reason;
 }
 
 /** Every `Host` header of a request: `req.headers` keeps only the first, so two would pass unseen. */

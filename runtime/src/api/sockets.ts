@@ -59,7 +59,7 @@ const CLOSE_GRACE_MS = 2000;
 export function answerAndClose(socket: Duplex, error: ApiError, headers: Record<string, string> = {}, requestId: string = loadCrypto().randomUUID()): void {
   if (socket.destroyed) return;
   const body = JSON.stringify(errorPayload(requestId, error));
-  const extra = Object.entries({ ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="10xgraph"' } : {}), ...headers })
+  const extra = Object.entries({ ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="10xgraph"' } : {}), ...error.headers, ...headers })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   const timer = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);

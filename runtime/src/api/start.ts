@@ -15,6 +15,7 @@ import { startupImportProblems } from '../workspace/pythonModules';
 import { FILE_FIELDS } from '../rules/fields';
 import { createLogger, type ApiLogger, type LogFormat, type LogLevel } from './log';
 import { isLoopbackAddress, OriginSettingError, splitList } from './origin';
+import { loadSecurity, APPLIED_KEYS, SecuritySettingError, type SecurityOptions } from './security';
 import { createApiServer, type ApiServer } from './server';
 import { openThreadStore, type ThreadStore } from './store/index';
 
@@ -86,14 +87,13 @@ export interface PreparedAgent {
   warningLines: string[];
   /** Remote tools attached per node name. */
   attached: Map<string, number>;
-  /** The top-level keys of the file this server reads but does not apply (settings of the Python server). */
+  /** The top-level keys of the file this server reads but does not apply (settings of the Python server and its tools). */
   notApplied: string[];
+  /** The config's root object, as parsed. */
+  raw: Readonly<Record<string, unknown>>;
   /** The names the `env` file set in the environment. */
   envLoaded: string[];
 }
-
-/** The top-level keys `10xgraph api` applies; every other known key is a setting of the Python 10xGraph server. */
-const APPLIED_KEYS = new Set(['agent', 'remote_tools', 'env']);
 
 /** The `env` path a config names, read without judging the rest of the file. */
 function envPathOf(text: string): string | undefined {
@@ -159,7 +159,7 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
   }
   const warningLines = analysis.problems.filter((p) => p.severity === 'warning').map((p) => formatProblemLine(shown, lines, p));
   const notApplied = Object.keys(analysis.config.raw).filter((key) => Object.prototype.hasOwnProperty.call(FILE_FIELDS, key) && !APPLIED_KEYS.has(key));
-  return { graph, problems: analysis.problems, warningLines, attached, notApplied, envLoaded };
+  return { graph, problems: analysis.problems, warningLines, attached, notApplied, envLoaded, raw: analysis.config.raw as Readonly<Record<string, unknown>> };
 }
 
 /**
@@ -177,23 +177,39 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
   log.info(escapeControl(`Attached ${total} configured remote tools${prepared.attached.size ? ` (to ${[...prepared.attached.keys()].join(', ')})` : ''}`));
   for (const line of prepared.warningLines) log.warn(escapeControl(line));
   if (prepared.envLoaded.length) log.info(`Loaded ${prepared.envLoaded.length} variable${prepared.envLoaded.length === 1 ? '' : 's'} from the env file`);
-  if (prepared.notApplied.length)
-    log.info(`Not applied by 10xgraph api (settings of the Python 10xGraph server, 10xgraph-api): ${prepared.notApplied.join(', ')}`, { event: 'settings_not_applied' });
+  if (prepared.notApplied.length) {
+    log.warn(`Not applied by 10xgraph api (settings of the Python 10xGraph server and its tools): ${prepared.notApplied.join(', ')}`, {
+      event: 'settings_not_applied',
+    });
+  }
+  const token = options.token ?? process.env.TENXGRAPH_TOKEN ?? '';
+  let security: SecurityOptions;
+  try {
+    security = await loadSecurity(configPath, prepared.raw, process.env, token, log);
+  } catch (error) {
+    if (error instanceof SecuritySettingError) throw new ApiStartupError(1, [`${shown}: error ${escapeControl(error.message)}`]);
+    throw error;
+  }
+  for (const line of security.lines) log[line.level](escapeControl(line.text), { event: 'security_setting' });
   const dbValue = options.db ?? (process.env.TENXGRAPH_DATABASE_URL || join(dirname(resolve(configPath)), '.10xgraph', 'threads.sqlite'));
   let store: ThreadStore;
   try {
     store = await openThreadStore(dbValue, options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs });
   } catch (error) {
+    await security.rateLimit?.limiter.close();
     throw new ApiStartupError(2, [errorMessageOf(error)]);
   }
   log.info(`Threads in ${store.kind === 'postgres' ? `PostgreSQL at ${store.location}` : store.location === ':memory:' ? 'memory (lost on exit)' : `SQLite at ${store.location}`}`);
-  const token = options.token ?? process.env.TENXGRAPH_TOKEN ?? '';
   let api: ApiServer;
   try {
     api = createApiServer({
       graph: prepared.graph,
       db: store,
       token,
+      ...(security.auth ? { auth: security.auth } : {}),
+      ...(security.authorization ? { authorization: security.authorization } : {}),
+      ...(security.rateLimit ? { rateLimit: security.rateLimit } : {}),
+      webSocketCaps: security.webSocketCaps,
       maxBodyBytes: options.maxBodyBytes,
       log,
       ...(options.drainMs === undefined ? {} : { drainMs: options.drainMs }),
@@ -202,6 +218,7 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
     });
   } catch (error) {
     await store.close();
+    await security.rateLimit?.limiter.close();
     if (error instanceof OriginSettingError) throw new ApiStartupError(2, [error.message]);
     throw error;
   }
@@ -217,7 +234,7 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
     throw new ApiStartupError(2, [`Cannot listen on ${host}:${port}: ${reason}.`]);
   }
   log.info(`Listening on ${url}`);
-  const warning = noTokenWarning(host, token);
+  const warning = noTokenWarning(host, security.auth ? 'auth' : token);
   if (warning) log.warn(warning, { event: 'no_token_on_network' });
   return {
     url,

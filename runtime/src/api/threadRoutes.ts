@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ActionData, FixData, Message, RemoteToolCall as RemoteCall, ThreadInfo } from '10xgraph-client/wire';
 import { failedResult, textOf, toolResultMessage } from '../graph/messages';
 import type { Checkpoint } from '../graph/types';
+import type { Caller, Scope } from './access';
 import { ApiError } from './errors';
 import { readJsonBody, sendData } from './http';
 import { loadCrypto } from './lazy';
@@ -76,11 +77,14 @@ export function createThreadRoutes(options: ThreadRouteOptions): Route[] {
   const write = (
     method: 'PUT' | 'POST' | 'DELETE',
     pattern: string,
+    scope: Scope,
     act: (context: RequestContext, params: RouteParams, body: Record<string, unknown>) => Promise<void>,
   ): Route => ({
     method,
     pattern,
     body: true,
+    scope,
+    thread: 'path',
     async handle(context, params) {
       const body = await readBody(context.req);
       guard();
@@ -88,16 +92,45 @@ export function createThreadRoutes(options: ThreadRouteOptions): Route[] {
     },
   });
   return [
-    { method: 'GET', pattern: '/v1/threads', handle: ({ res, requestId, url }) => storeAnswer(listThreads(res, requestId, store, url.searchParams)) },
-    { method: 'GET', pattern: THREAD_PATTERN, handle: ({ res, requestId }, { id }) => storeAnswer(threadDetails(res, requestId, store, id!)) },
-    write('DELETE', THREAD_PATTERN, ({ res, requestId }, { id }) => deleteThread(res, requestId, store, id!)),
-    { method: 'GET', pattern: `${THREAD_PATTERN}/state`, handle: ({ res, requestId }, { id }) => storeAnswer(threadState(res, requestId, store, id!)) },
-    write('PUT', `${THREAD_PATTERN}/state`, ({ res, requestId }, { id }, body) => putState(res, requestId, store, id!, body)),
-    write('DELETE', `${THREAD_PATTERN}/state`, ({ res, requestId }, { id }) => clearState(res, requestId, store, id!)),
-    { method: 'GET', pattern: `${THREAD_PATTERN}/messages`, handle: ({ res, requestId, url }, { id }) => storeAnswer(listMessages(res, requestId, store, id!, url.searchParams)) },
-    write('POST', `${THREAD_PATTERN}/messages`, ({ res, requestId }, { id }, body) => putMessages(res, requestId, store, id!, body)),
-    { method: 'GET', pattern: M, handle: ({ res, requestId }, { id, message_id }) => storeAnswer(oneMessage(res, requestId, store, id!, message_id!)) },
-    write('DELETE', M, ({ res, requestId }, { id, message_id }) => deleteMessage(res, requestId, store, id!, message_id!)),
+    {
+      method: 'GET',
+      pattern: '/v1/threads',
+      scope: 'checkpointer:read',
+      handle: ({ res, requestId, url, caller }) => storeAnswer(listThreads(res, requestId, store, url.searchParams, caller)),
+    },
+    {
+      method: 'GET',
+      pattern: THREAD_PATTERN,
+      scope: 'checkpointer:read',
+      thread: 'path',
+      handle: ({ res, requestId, caller }, { id }) => storeAnswer(threadDetails(res, requestId, store, id!, caller)),
+    },
+    write('DELETE', THREAD_PATTERN, 'checkpointer:delete', ({ res, requestId, caller }, { id }) => deleteThread(res, requestId, store, id!, caller)),
+    {
+      method: 'GET',
+      pattern: `${THREAD_PATTERN}/state`,
+      scope: 'checkpointer:read',
+      thread: 'path',
+      handle: ({ res, requestId, caller }, { id }) => storeAnswer(threadState(res, requestId, store, id!, caller)),
+    },
+    write('PUT', `${THREAD_PATTERN}/state`, 'checkpointer:write', ({ res, requestId, caller }, { id }, body) => putState(res, requestId, store, id!, body, caller)),
+    write('DELETE', `${THREAD_PATTERN}/state`, 'checkpointer:delete', ({ res, requestId, caller }, { id }) => clearState(res, requestId, store, id!, caller)),
+    {
+      method: 'GET',
+      pattern: `${THREAD_PATTERN}/messages`,
+      scope: 'checkpointer:read',
+      thread: 'path',
+      handle: ({ res, requestId, url, caller }, { id }) => storeAnswer(listMessages(res, requestId, store, id!, url.searchParams, caller)),
+    },
+    write('POST', `${THREAD_PATTERN}/messages`, 'checkpointer:write', ({ res, requestId, caller }, { id }, body) => putMessages(res, requestId, store, id!, body, caller)),
+    {
+      method: 'GET',
+      pattern: M,
+      scope: 'checkpointer:read',
+      thread: 'path',
+      handle: ({ res, requestId, caller }, { id, message_id }) => storeAnswer(oneMessage(res, requestId, store, id!, message_id!, caller)),
+    },
+    write('DELETE', M, 'checkpointer:delete', ({ res, requestId, caller }, { id, message_id }) => deleteMessage(res, requestId, store, id!, message_id!, caller)),
   ];
 }
 
@@ -112,30 +145,38 @@ async function storeAnswer(answer: Promise<void>): Promise<void> {
 }
 
 /** A thread as the list and the details show it. */
-function infoOf(thread: Pick<ThreadSummary, 'threadId' | 'updatedAt' | 'createdAt' | 'status' | 'running' | 'messageCount'>): ThreadInfo {
+function infoOf(thread: Pick<ThreadSummary, 'threadId' | 'updatedAt' | 'createdAt' | 'status' | 'running' | 'messageCount' | 'userId'>): ThreadInfo {
   return {
     thread_id: thread.threadId,
     thread_name: null,
-    user_id: null,
+    user_id: thread.userId ?? null,
     metadata: { status: thread.status, running: thread.running, message_count: thread.messageCount, created_at: thread.createdAt },
     updated_at: thread.updatedAt,
     run_id: null,
   };
 }
 
-async function listThreads(res: ServerResponse, requestId: string, store: ThreadStore, query: URLSearchParams): Promise<void> {
+async function listThreads(res: ServerResponse, requestId: string, store: ThreadStore, query: URLSearchParams, caller: Caller): Promise<void> {
   const { offset, limit, search } = readPage(query);
-  const threads = await store.list({ ...(search ? { search } : {}), offset, limit });
+  const userId = caller.listOwner;
+  const threads = await store.list({ ...(search ? { search } : {}), ...(userId === undefined ? {} : { userId }), offset, limit });
   sendData(res, requestId, { threads: threads.map(infoOf) }, `${threads.length} thread${threads.length === 1 ? '' : 's'} from ${offset}.`);
 }
 
-async function threadDetails(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string): Promise<void> {
+/** Reads a thread for a caller: refused (403) when it is another user's. */
+async function loadFor(store: ThreadStore, threadId: string, caller: Caller): Promise<ThreadRecord | undefined> {
   const record = await store.load(threadId);
+  await caller.authorize(threadId, record?.userId);
+  return record;
+}
+
+async function threadDetails(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, caller: Caller): Promise<void> {
+  const record = await loadFor(store, threadId, caller);
   sendData(res, requestId, { thread_data: { thread: record ? infoOf(record) : null } }, record ? `Thread '${threadId}'.` : `No thread '${threadId}'.`);
 }
 
-async function threadState(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string): Promise<void> {
-  const record = await store.load(threadId);
+async function threadState(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, caller: Caller): Promise<void> {
+  const record = await loadFor(store, threadId, caller);
   sendData(
     res,
     requestId,
@@ -144,21 +185,23 @@ async function threadState(res: ServerResponse, requestId: string, store: Thread
   );
 }
 
-async function listMessages(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, query: URLSearchParams): Promise<void> {
+async function listMessages(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, query: URLSearchParams, caller: Caller): Promise<void> {
   const { offset, limit, search } = readPage(query);
   let messages: Message[];
   if (search) {
-    const record = await store.load(threadId);
+    const record = await loadFor(store, threadId, caller);
     const needle = search.toLowerCase();
     messages = (record?.checkpoint.state.messages ?? []).filter((message) => textOf(message).toLowerCase().includes(needle)).slice(offset, offset + limit);
   } else {
-    messages = (await store.page(threadId, offset, limit))?.messages ?? [];
+    const page = await store.page(threadId, offset, limit);
+    await caller.authorize(threadId, page?.userId);
+    messages = page?.messages ?? [];
   }
   sendData(res, requestId, { messages: messages.map(wireMessage) }, `${messages.length} message${messages.length === 1 ? '' : 's'} of thread '${threadId}' from ${offset}.`);
 }
 
-async function oneMessage(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, messageId: string): Promise<void> {
-  const record = await store.load(threadId);
+async function oneMessage(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, messageId: string, caller: Caller): Promise<void> {
+  const record = await loadFor(store, threadId, caller);
   const message = record?.checkpoint.state.messages.find((candidate) => candidate.message_id === messageId);
   if (!message) throw messageNotFound(threadId, messageId, record !== undefined);
   sendData(res, requestId, wireMessage(message), `Message '${messageId}' of thread '${threadId}'.`);
@@ -166,20 +209,24 @@ async function oneMessage(res: ServerResponse, requestId: string, store: ThreadS
 
 /**
  * Runs `change` on the thread under its run lock and commits what it returns, or answers 409
- * when a run holds the thread. `create`: a thread that does not exist is made (else 404).
+ * when a run holds the thread, 403 when it is another user's than `caller`'s. `create`: a thread
+ * that does not exist is made, recorded as the caller's (else 404).
  */
 async function withThread<T>(
   store: ThreadStore,
   threadId: string,
+  caller: Caller,
   create: boolean,
   change: (record: ThreadRecord) => { checkpoint: Checkpoint; from: number; rewrite: boolean; result: T } | { result: T; unchanged: true },
 ): Promise<T> {
   const owner = `edit-${loadCrypto().randomUUID()}`;
   // The lock and the read are one step: a thread no run has stored comes back as a new, empty record.
-  const record = await store.acquire(threadId, owner);
+  const creator = caller.creator;
+  const record = await store.acquire(threadId, owner, creator === undefined ? {} : { userId: creator });
   if (!record) throw busy(threadId);
   let committed = false;
   try {
+    await caller.authorize(threadId, record.userId);
     if (!create && record.status === 'new' && record.messageCount === 0) throw threadNotFound(threadId);
     const outcome = change(record);
     if ('unchanged' in outcome) return outcome.result;
@@ -209,7 +256,7 @@ function refuseKnownIds(record: ThreadRecord, messages: readonly Message[], loc:
   }
 }
 
-async function putState(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, body: Record<string, unknown>): Promise<void> {
+async function putState(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, body: Record<string, unknown>, caller: Caller): Promise<void> {
   const update = body.state;
   if (!isObject(update)) throw invalid(`Field 'state' must be an object of the values to set; got ${describe(update)}.`, ['state']);
   checkDepth(update, ['state']);
@@ -220,7 +267,7 @@ async function putState(res: ServerResponse, requestId: string, store: ThreadSto
   const tool = messages.findIndex((message) => message.role === 'tool');
   if (tool !== -1)
     throw invalid(`Field 'state.context[${tool}]' is a tool message: tool results answer pending calls through /v1/graph/invoke, not here.`, ['state', 'context', tool]);
-  const view = await withThread(store, threadId, true, (record) => {
+  const view = await withThread(store, threadId, caller, true, (record) => {
     refuseWhileWaiting(record, 'change its state');
     refuseKnownIds(record, messages, ['state', 'context']);
     const values: Record<string, unknown> = {};
@@ -235,8 +282,8 @@ async function putState(res: ServerResponse, requestId: string, store: ThreadSto
   sendData(res, requestId, { state: view }, `The state of thread '${threadId}' is updated.`);
 }
 
-async function clearState(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string): Promise<void> {
-  const removed = await withThread(store, threadId, false, (record) => ({
+async function clearState(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, caller: Caller): Promise<void> {
+  const removed = await withThread(store, threadId, caller, false, (record) => ({
     checkpoint: { state: { messages: [] }, pending: [] },
     from: 0,
     rewrite: true,
@@ -250,7 +297,7 @@ async function clearState(res: ServerResponse, requestId: string, store: ThreadS
   );
 }
 
-async function putMessages(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, body: Record<string, unknown>): Promise<void> {
+async function putMessages(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, body: Record<string, unknown>, caller: Caller): Promise<void> {
   const list = body.messages;
   if (!Array.isArray(list) || list.length === 0) throw invalid("Field 'messages' must be a non-empty list of messages.", ['messages']);
   const messages = list.map((message, i) => parseMessage(message, ['messages', i]));
@@ -259,7 +306,7 @@ async function putMessages(res: ServerResponse, requestId: string, store: Thread
   }
   if (body.metadata !== undefined && body.metadata !== null && !isObject(body.metadata))
     throw invalid(`Field 'metadata' must be an object; got ${describe(body.metadata)}.`, ['metadata']);
-  await withThread(store, threadId, true, (record) => {
+  await withThread(store, threadId, caller, true, (record) => {
     refuseWhileWaiting(record, 'take new messages');
     refuseKnownIds(record, messages, ['messages']);
     const checkpoint: Checkpoint = { ...record.checkpoint, state: { ...record.checkpoint.state, messages: [...record.checkpoint.state.messages, ...messages] } };
@@ -273,8 +320,8 @@ async function putMessages(res: ServerResponse, requestId: string, store: Thread
   );
 }
 
-async function deleteMessage(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, messageId: string): Promise<void> {
-  await withThread(store, threadId, false, (record) => {
+async function deleteMessage(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, messageId: string, caller: Caller): Promise<void> {
+  await withThread(store, threadId, caller, false, (record) => {
     const messages = record.checkpoint.state.messages;
     const index = messages.findIndex((message) => message.message_id === messageId);
     if (index === -1) throw messageNotFound(threadId, messageId, true);
@@ -285,7 +332,8 @@ async function deleteMessage(res: ServerResponse, requestId: string, store: Thre
   sendData(res, requestId, { success: true, message: 'Message deleted successfully' } satisfies ActionData, 'Message deleted successfully');
 }
 
-async function deleteThread(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string): Promise<void> {
+async function deleteThread(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, caller: Caller): Promise<void> {
+  await loadFor(store, threadId, caller);
   const outcome = await store.delete(threadId);
   if (outcome === 'missing') throw threadNotFound(threadId);
   if (outcome === 'busy') throw busy(threadId);
@@ -303,10 +351,10 @@ async function deleteThread(res: ServerResponse, requestId: string, store: Threa
  * of the calls cancelled (none when it waited for nothing), `busy` when a run holds the thread,
  * undefined when there is no such thread.
  */
-export async function cancelPending(store: ThreadStore, threadId: string, guard: () => void): Promise<string[] | 'busy' | undefined> {
+export async function cancelPending(store: ThreadStore, threadId: string, caller: Caller, guard: () => void): Promise<string[] | 'busy' | undefined> {
   guard();
   try {
-    return await withThread(store, threadId, false, (record) => {
+    return await withThread(store, threadId, caller, false, (record) => {
       const calls = record.checkpoint.pending;
       if (record.status !== 'waiting' || calls.length === 0) return { unchanged: true, result: [] as string[] };
       const message = cancelledResults(calls);
@@ -325,10 +373,10 @@ export async function cancelPending(store: ThreadStore, threadId: string, guard:
  * message's `tool_call` blocks with no `tool_result` after it, and remote-call messages still
  * pending), so the thread takes new messages again.
  */
-export async function fixThread(store: ThreadStore, threadId: string, guard: () => void): Promise<FixData> {
+export async function fixThread(store: ThreadStore, threadId: string, caller: Caller, guard: () => void): Promise<FixData> {
   guard();
   try {
-    return await withThread(store, threadId, false, (record) => {
+    return await withThread(store, threadId, caller, false, (record) => {
       const messages = record.checkpoint.state.messages;
       const answered = new Set<string>();
       for (const message of messages) for (const block of message.content) if (block.type === 'tool_result') answered.add(block.call_id);

@@ -13,6 +13,7 @@ import { WS_DONE_STATUS, type StreamChunk } from '10xgraph-client/wire';
 import { errorMessageOf } from '../graph/errors';
 import { ApiError } from './errors';
 import type { ApiLogger } from './log';
+import type { SocketContext } from './router';
 import { chunkOf, type PreparedRun, type RunEngine } from './runEngine';
 import { guardWebSocket, type SocketLimits } from './sockets';
 import { isObject, parseRunRequest, type RunRequest } from './validate';
@@ -28,6 +29,9 @@ export interface RunSocketOptions {
   /** The route's pattern, as the log names it. */
   route: string;
 }
+
+/** A run socket's options with what the server's handshake gave it (the caller, the per-run checks). */
+export type RunSocketContext = RunSocketOptions & SocketContext;
 
 /** Reads one frame into a run request, or throws the 422 of a frame that is not one. */
 export function parseRunFrame(frame: unknown): RunRequest {
@@ -49,8 +53,8 @@ export function parseRunFrame(frame: unknown): RunRequest {
 }
 
 /** Serves one opened WebSocket: a run per frame, one after another, each ended by a `done` chunk. */
-export function serveRunSocket(ws: WebSocket, options: RunSocketOptions): void {
-  const { engine, limits, log, route } = options;
+export function serveRunSocket(ws: WebSocket, options: RunSocketContext): void {
+  const { engine, limits, log, route, caller } = options;
   const guard = guardWebSocket(ws, limits, {
     dropped: (reason, detail) => log.warn(`Dropped a WebSocket: ${detail}.`, { event: 'websocket_dropped', reason }),
     idle: () => log.info(`Closed a WebSocket idle for ${limits.idleTimeoutMs} ms.`, { event: 'websocket_idle' }),
@@ -110,11 +114,32 @@ export function serveRunSocket(ws: WebSocket, options: RunSocketOptions): void {
       const accepted = guard.schedule(() =>
         enqueue(async () => {
           if (closed) return;
+          // As the real server gates each run: the token still verifies as the same user, the rate limit lets it through.
+          const refusal = await options.admitRun();
+          if (refusal) {
+            send(
+              chunkOf('error', {
+                data: { reason: refusal.reason, ...(refusal.retryAfterSeconds === undefined ? {} : { retry_after_seconds: refusal.retryAfterSeconds }) },
+                thread_id: threadId,
+              }),
+            );
+            if (refusal.close) {
+              closed = true;
+              ws.close(refusal.close.code, refusal.close.reason);
+              logFrame('refused', 'SESSION_EXPIRED');
+              return;
+            }
+            done();
+            logFrame('refused', 'RATE_LIMIT_EXCEEDED');
+            return;
+          }
           let prepared: PreparedRun;
           try {
-            prepared = await engine.prepare(request);
+            prepared = await engine.prepare(request, caller);
           } catch (error) {
-            fail(error);
+            // Another user's thread: the real server's per-run refusal, and the socket stays open.
+            if (error instanceof ApiError && error.status === 403 && threadId !== null) fail(new ApiError(403, error.code, `Not authorized to stream thread ${threadId}`));
+            else fail(error);
             return;
           }
           threadId = prepared.threadId;
