@@ -36,9 +36,9 @@ export type Operation = () => Promise<boolean>;
 
 const location = { latitude: 48.8584, longitude: 2.2945, label: 'Champ de Mars' };
 
-/** A client of `baseUrl` with the quick start's `get_user_location` handler, and its round trip. */
-export function roundTripOf(baseUrl: string): { client: TenxGraphClient; roundTrip: Operation } {
-  const client = new TenxGraphClient({ baseUrl }).registerToolHandler('get_user_location', () => location);
+/** A client of `baseUrl` (sending `token`, if given) with the quick start's `get_user_location` handler, and its round trip. */
+export function roundTripOf(baseUrl: string, token?: string): { client: TenxGraphClient; roundTrip: Operation } {
+  const client = new TenxGraphClient({ baseUrl, ...(token === undefined ? {} : { token }) }).registerToolHandler('get_user_location', () => location);
   const roundTrip = async () => {
     const result = await client.invoke([Message.text_message('Where am I?')]);
     const last = result.messages[result.messages.length - 1];
@@ -55,8 +55,8 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** What bench/serverChild.ts serves: `10xgraph api` on a store, or the floor with recorded exchanges. */
-export type ServerSpec = { kind: 'api'; config: string; db: string } | { kind: 'floor'; exchanges: RecordedExchange[] };
+/** What bench/serverChild.ts serves: `10xgraph api` on a store (with variables set in its environment), or the floor with recorded exchanges. */
+export type ServerSpec = { kind: 'api'; config: string; db: string; env?: Record<string, string> } | { kind: 'floor'; exchanges: RecordedExchange[] };
 
 /** Starts bench/serverChild.ts serving `spec`; resolves once it listens. */
 export async function startServerProcess(spec: ServerSpec): Promise<ServerProcess> {

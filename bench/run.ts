@@ -45,6 +45,7 @@ async function main(): Promise<void> {
     { name: 'runtime', run: () => benchRuntime(log) },
     { name: 'browser', run: async () => (await import('./browser')).benchBrowser(log) },
     { name: 'store', run: () => benchStore(log) },
+    { name: 'security', run: async () => (await import('./security')).benchSecurity(log) },
   ];
   const serverBench = await loadServerBench();
   if (serverBench) sections.push({ name: 'server', run: serverBench });

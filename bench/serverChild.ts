@@ -28,6 +28,7 @@ async function answer(message: Request): Promise<void> {
     process.disconnect();
     process.exit(0);
   } else if (message.kind === 'api') {
+    Object.assign(process.env, message.env ?? {});
     const discard = { write() {} };
     const api = await startApiServer({ configPath: message.config, host: '127.0.0.1', port: 0, db: message.db, log: createLogger({ out: discard, err: discard }) });
     close = () => api.close();

@@ -30,6 +30,14 @@ describe('module-not-found', () => {
     );
   });
 
+  test('auth.path and an authorization backend may be TypeScript or JavaScript modules beside the file, which 10xgraph api loads', () => {
+    for (const file of ['auth.ts', 'auth.mts', 'auth.js', 'auth.mjs']) {
+      expectNone(configWith('"auth": {"method": "custom", "path": "auth:authenticate"}, "authorization": "auth:backend"'), CODE, { files: configFiles({ exists: [file] }) });
+    }
+    // Not the other import paths: only the Python server reads them.
+    expectProblems(configWith('"injectq": ⟦"auth:container"⟧'), CODE, { only: true, files: configFiles({ exists: ['auth.ts'] }) });
+  });
+
   test('not judged when the front end cannot tell whether a file exists', () => {
     expectNone(configWith('"injectq": "graph.deps:container"'), CODE);
     expectNone(configWith('"injectq": "graph.deps:container"'), CODE, { files: configFiles({ env: {} }) });

@@ -212,6 +212,20 @@ function ownerSuite(name: string, open: () => Promise<Fixture>): void {
       ]);
     });
 
+    test("a delete naming a user deletes only that user's thread: another's (or nobody's) is missing and stays", async () => {
+      await seed('o-del', 'alice', ['m1']);
+      await seed('o-del-none', undefined, ['m1']);
+      assert.equal(await store.delete('o-del', { userId: 'bob' }), 'missing');
+      assert.equal(await store.delete('o-del', { userId: null }), 'missing');
+      assert.equal((await store.load('o-del'))?.messageCount, 1);
+      assert.equal(await store.delete('o-del-none', { userId: 'alice' }), 'missing');
+      assert.equal(await store.delete('o-del', { userId: 'alice' }), 'deleted');
+      assert.equal(await store.load('o-del'), undefined);
+      assert.equal(await store.page('o-del', 0, 10), undefined);
+      assert.equal(await store.delete('o-del-none', { userId: null }), 'deleted');
+      assert.equal(await store.load('o-del-none'), undefined);
+    });
+
     test('a rewrite keeps the user: as stored, as read back, and as the next run takes the thread', async () => {
       await seed('o-edit', 'erin', ['e0', 'e1', 'e2']);
       // A state edit takes the thread with its editor's user (or none): the thread stays erin's.

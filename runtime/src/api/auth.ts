@@ -197,6 +197,9 @@ export function readJwtSettings(env: NodeJS.ProcessEnv, production: boolean): { 
   return { settings };
 }
 
+/** How many verified tokens the JWT authenticator remembers (the oldest is forgotten first). */
+const VERIFIED_TOKENS = 1024;
+
 /** The jose functions the verifier uses, loaded on first use (a server without JWT never loads them). */
 type Jose = typeof import('jose');
 let jose: Jose | undefined;
@@ -213,10 +216,18 @@ export function jwtAuthenticator(settings: JwtSettings): Authenticator {
   const key = verificationKey(settings);
   const { algorithm, issuer, audience } = settings;
   const required = ['exp', ...(issuer ? ['iss'] : []), ...(audience ? ['aud'] : [])];
+  // Tokens verified lately, by their text: a client sends one token on each of its requests, and a
+  // token verified once is valid, with the same claims, until its `exp`, which is checked on each use.
+  const verified = new Map<string, { user: AuthUser; expiresAt: number }>();
   return {
     mode: 'jwt',
     async authenticate({ credential }) {
       if (credential === undefined) throw authError('REVOKED_TOKEN', 'Invalid token, please login again');
+      const known = verified.get(credential);
+      if (known) {
+        if (Date.now() < known.expiresAt) return known.user;
+        verified.delete(credential);
+      }
       let payload: Record<string, unknown>;
       try {
         const verified = await loadJose().jwtVerify(credential, key, {
@@ -227,12 +238,23 @@ export function jwtAuthenticator(settings: JwtSettings): Authenticator {
         });
         payload = verified.payload as Record<string, unknown>;
       } catch (error) {
-        if ((error as { code?: unknown })?.code === 'ERR_JWT_EXPIRED') throw authError('EXPIRED_TOKEN', 'Token has expired, please login again');
+        const failure = error as { code?: unknown; reason?: unknown; payload?: { exp?: unknown } };
+        if (failure?.code === 'ERR_JWT_EXPIRED') throw authError('EXPIRED_TOKEN', 'Token has expired, please login again');
+        // A signed token whose issuer or audience is wrong (not missing) and which has expired is expired: `exp` is judged first, as PyJWT judges it.
+        const exp = failure?.code === 'ERR_JWT_CLAIM_VALIDATION_FAILED' && failure.reason === 'check_failed' ? failure.payload?.exp : undefined;
+        if (typeof exp === 'number' && exp * 1000 <= Date.now()) throw authError('EXPIRED_TOKEN', 'Token has expired, please login again');
         throw authError('INVALID_TOKEN', 'Invalid token, please login again');
       }
-      // A token meant for some audience is not for a server that names none (as PyJWT judges it).
-      if (!audience && payload.aud !== undefined) throw authError('INVALID_TOKEN', 'Invalid token, please login again');
+      // A token meant for some audience is not for a server that names none; an empty one names none (as PyJWT judges it).
+      const aud = payload.aud;
+      if (!audience && aud !== undefined && aud !== null && aud !== '' && !(Array.isArray(aud) && aud.length === 0)) {
+        throw authError('INVALID_TOKEN', 'Invalid token, please login again');
+      }
+      // Issued in the future: not yet valid.
+      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000) throw authError('INVALID_TOKEN', 'Invalid token, please login again');
       if (!Object.prototype.hasOwnProperty.call(payload, 'user_id')) throw authError('INVALID_TOKEN', 'Invalid token, user_id missing');
+      if (verified.size >= VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
+      verified.set(credential, { user: payload, expiresAt: (payload.exp as number) * 1000 });
       return payload;
     },
   };

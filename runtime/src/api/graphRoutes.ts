@@ -66,9 +66,12 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
     return checkThreadId(id, "Field 'thread_id'", ['thread_id']);
   }
 
-  /** Refuses (403) a caller the thread `threadId` does not belong to; a thread nobody stored is anyone's. */
-  async function authorizeThread(caller: Caller, threadId: string): Promise<void> {
-    if (!caller.access.enabled) return;
+  /**
+   * Refuses (403) a caller the thread `threadId` does not belong to (a thread nobody stored is
+   * anyone's); returns the owner it was checked against (null: none), undefined without authentication.
+   */
+  async function authorizeThread(caller: Caller, threadId: string): Promise<string | null | undefined> {
+    if (!caller.access.enabled) return undefined;
     let owner: string | undefined;
     try {
       owner = (await store.load(threadId))?.userId;
@@ -76,6 +79,7 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
       throw error instanceof StoreUnavailableError ? new ApiError(503, 'TRANSIENT_STORAGE_ERROR', error.message) : error;
     }
     await caller.authorize(threadId, owner);
+    return owner ?? null;
   }
 
   const notConfigured = (what: string) => () => {
@@ -166,8 +170,9 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
       thread: 'body',
       async handle({ req, res, requestId, caller }) {
         const threadId = await readThreadBody(req);
-        await authorizeThread(caller, threadId);
-        if (engine.stop(threadId)) return sendData(res, requestId, { ok: true, running: true } satisfies StopData, `The run on thread '${threadId}' is stopping.`);
+        // Only a run on the thread the caller was checked against: not one another user started since.
+        const owner = await authorizeThread(caller, threadId);
+        if (engine.stop(threadId, owner)) return sendData(res, requestId, { ok: true, running: true } satisfies StopData, `The run on thread '${threadId}' is stopping.`);
         const cancelled = await cancelPending(store, threadId, caller, () => engine.refuseWhileClosing());
         if (cancelled === undefined) return sendData(res, requestId, { ok: false, running: false, reason: 'no-state' } satisfies StopData, `No thread '${threadId}'.`);
         if (cancelled === 'busy') {

@@ -88,7 +88,7 @@ export class RunEngine {
   /** Aborts the runs still going when the drain time is up. */
   private readonly stopRuns = new AbortController();
   /** The runs of this process by thread, for `stop`. */
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, { stopper: AbortController; userId: string | undefined }>();
   /** When each remote call was sent to the client, for the duration logged with its result. */
   private readonly emittedAt = new Map<string, { at: number; threadId: string | undefined }>();
   private closing = false;
@@ -184,12 +184,13 @@ export class RunEngine {
 
   /**
    * Stops the run this process has going on `threadId`: true when there was one. It ends at the
-   * step it was in, as a completed run with the messages it made so far.
+   * step it was in, as a completed run with the messages it made so far. With `userId` (null: no
+   * user), only a run on a thread of that user is stopped: the owner the caller was checked against.
    */
-  stop(threadId: string): boolean {
-    const controller = this.running.get(threadId);
-    if (!controller) return false;
-    controller.abort();
+  stop(threadId: string, userId?: string | null): boolean {
+    const run = this.running.get(threadId);
+    if (!run || (userId !== undefined && run.userId !== (userId ?? undefined))) return false;
+    run.stopper.abort();
     return true;
   }
 
@@ -228,7 +229,8 @@ export class RunEngine {
     const stopper = new AbortController();
     const drained = () => stopper.abort();
     this.stopRuns.signal.addEventListener('abort', drained, { once: true });
-    this.running.set(threadId, stopper);
+    const running = { stopper, userId: record.userId };
+    this.running.set(threadId, running);
     const fail = (code: string, message: string) => {
       const wire = runErrorOf(code);
       outcome.error = { code: wire.code, message, status: wire.status };
@@ -304,7 +306,7 @@ export class RunEngine {
     } finally {
       clearInterval(renewal);
       this.stopRuns.signal.removeEventListener('abort', drained);
-      if (this.running.get(threadId) === stopper) this.running.delete(threadId);
+      if (this.running.get(threadId) === running) this.running.delete(threadId);
       // A commit releases the lock whether it succeeds or not; every other path releases it here.
       if (!committed) await this.releaseQuietly(threadId, runId);
     }

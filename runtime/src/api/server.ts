@@ -275,7 +275,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (match) matched(match.pattern);
     if (!admit(req, res, requestId, url, match)) return;
     // The caller is identified once: for the route, and for a limit counted per user.
-    const identity = authenticator && ((match && !match.public) || rateLimit?.settings.by === 'user') ? await identify(req.method ?? 'GET', url, req.headers, false) : undefined;
+    const identity =
+      authenticator && ((match && !match.public) || (rateLimit?.settings.by === 'user' && !isExcluded(url.pathname, rateLimit.settings)))
+        ? await identify(req.method ?? 'GET', url, req.headers, false)
+        : undefined;
     if (rateLimit && !isExcluded(url.pathname, rateLimit.settings)) {
       const decision = await decide(rateLimit, req.socket.remoteAddress, req.headers, identity);
       for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
@@ -371,35 +374,33 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       const decision = await decide(rateLimit, req.socket.remoteAddress, req.headers, identity);
       if (!decision.allowed) return closeWith(WS_TRY_AGAIN_LATER, 'Rate limit exceeded');
     }
-    const user = identity && 'user' in identity ? identity.user : undefined;
-    const userId = userIdOf(user);
+    const userId = identity && 'user' in identity ? userIdOf(identity.user) : undefined;
     if (caps.maxConnections !== null && openSockets >= caps.maxConnections) return closeWith(WS_TRY_AGAIN_LATER, 'Too many connections');
     if (userId !== undefined && caps.maxConnectionsPerUser !== null && (socketsPerUser.get(userId) ?? 0) >= caps.maxConnectionsPerUser) {
       return closeWith(WS_TRY_AGAIN_LATER, 'Too many connections for this user');
     }
-    if (identity && 'error' in identity) return closeWith(identity.error.status >= 500 ? 1011 : WS_POLICY_VIOLATION, identity.error.message);
+    // The slot is taken with the check, before anything else is awaited: handshakes judged at once cannot all pass it.
+    const release = takeSocketSlot(userId);
+    // Whatever ends the connection (the socket closed, a handshake the WebSocket library refuses) gives the slot back.
+    socket.once('close', release);
     let caller: Caller;
     try {
+      if (identity && 'error' in identity) {
+        release();
+        return closeWith(identity.error.status >= 500 ? WS_INTERNAL_ERROR : WS_POLICY_VIOLATION, identity.error.message);
+      }
       caller = await admitCaller(route, identity);
     } catch (error) {
+      release();
       if (error instanceof ApiError && error.status < 500) return closeWith(WS_POLICY_VIOLATION, error.message);
       throw error;
     }
-    if (socket.destroyed) return;
+    if (socket.destroyed) return release();
     const credential = credentialOf(req.headers, url, true);
     const peer = req.socket.remoteAddress;
     const headers = req.headers;
     wss.handleUpgrade(req, socket, head, (ws) => {
       logUpgrade(101);
-      openSockets++;
-      if (userId !== undefined) socketsPerUser.set(userId, (socketsPerUser.get(userId) ?? 0) + 1);
-      ws.once('close', () => {
-        openSockets--;
-        if (userId === undefined) return;
-        const left = (socketsPerUser.get(userId) ?? 1) - 1;
-        if (left > 0) socketsPerUser.set(userId, left);
-        else socketsPerUser.delete(userId);
-      });
       route.upgrade!(ws, {
         caller,
         async admitRun(): Promise<RunRefusal | undefined> {
@@ -418,6 +419,22 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         },
       });
     });
+  }
+
+  /** Takes a slot among the open WebSockets (and the user's); the function returned gives it back, once. */
+  function takeSocketSlot(userId: string | undefined): () => void {
+    openSockets++;
+    if (userId !== undefined) socketsPerUser.set(userId, (socketsPerUser.get(userId) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      openSockets--;
+      if (userId === undefined) return;
+      const left = (socketsPerUser.get(userId) ?? 1) - 1;
+      if (left > 0) socketsPerUser.set(userId, left);
+      else socketsPerUser.delete(userId);
+    };
   }
 
   /** The caller of a request (the user, or the refusal to answer with), judged by the authenticator. */

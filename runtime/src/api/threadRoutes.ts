@@ -333,8 +333,9 @@ async function deleteMessage(res: ServerResponse, requestId: string, store: Thre
 }
 
 async function deleteThread(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, caller: Caller): Promise<void> {
-  await loadFor(store, threadId, caller);
-  const outcome = await store.delete(threadId);
+  const record = await loadFor(store, threadId, caller);
+  // Only the thread the caller was checked against: not one another user made under this id since.
+  const outcome = await store.delete(threadId, caller.access.enabled ? { userId: record?.userId ?? null } : {});
   if (outcome === 'missing') throw threadNotFound(threadId);
   if (outcome === 'busy') throw busy(threadId);
   sendData(

@@ -111,6 +111,12 @@ export interface AcquireOptions {
   userId?: string;
 }
 
+/** Which thread `delete` may delete. */
+export interface DeleteOptions {
+  /** Only the thread whose recorded user is this one (null: a thread with no user). */
+  userId?: string | null;
+}
+
 /** The outcome of a delete. */
 export type DeleteOutcome = 'deleted' | 'missing' | 'busy';
 
@@ -153,8 +159,12 @@ export interface ThreadStore {
    * `limit` of them. A thread that has only been acquired, with nothing committed yet, is not listed.
    */
   list(options: ThreadListOptions): Promise<ThreadSummary[]>;
-  /** Deletes a thread and its messages, unless a run holds it. */
-  delete(threadId: string): Promise<DeleteOutcome>;
+  /**
+   * Deletes a thread and its messages, unless a run holds it. With `userId` (null: no user), only a
+   * thread recorded as that user's is deleted, checked in the same step: one made by another user
+   * since the caller looked is `missing` and stays.
+   */
+  delete(threadId: string, options?: DeleteOptions): Promise<DeleteOutcome>;
   /** Closes the database (waiting for nothing: callers finish their runs first). */
   close(): Promise<void>;
 }

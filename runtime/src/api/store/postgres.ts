@@ -24,6 +24,7 @@ import {
   StoreOpenError,
   StoreUnavailableError,
   type AcquireOptions,
+  type DeleteOptions,
   type DeleteOutcome,
   type RunCommit,
   type ThreadListOptions,
@@ -149,6 +150,8 @@ const SQL = {
     ORDER BY t.updated_at DESC, t.thread_id COLLATE "C" OFFSET $2 LIMIT $3`,
   delete: `DELETE FROM tenxgraph_threads WHERE thread_id = $1 AND (lock_owner IS NULL OR lock_expires < now())`,
   exists: `SELECT 1 FROM tenxgraph_threads WHERE thread_id = $1`,
+  deleteOwned: `DELETE FROM tenxgraph_threads WHERE thread_id = $1 AND user_id IS NOT DISTINCT FROM $2 AND (lock_owner IS NULL OR lock_expires < now())`,
+  existsOwned: `SELECT 1 FROM tenxgraph_threads WHERE thread_id = $1 AND user_id IS NOT DISTINCT FROM $2`,
 };
 
 /** The PostgreSQL thread store. Open it with `PostgresThreadStore.open`. */
@@ -294,8 +297,12 @@ export class PostgresThreadStore implements ThreadStore {
     return rows.map((row) => buildSummary(row, row.running));
   }
 
-  async delete(threadId: string): Promise<DeleteOutcome> {
+  async delete(threadId: string, options: DeleteOptions = {}): Promise<DeleteOutcome> {
     if (this.unseen.has(threadId)) return 'busy';
+    if (options.userId !== undefined) {
+      if ((await this.query('deleteOwned', [threadId, options.userId])).rowCount === 1) return 'deleted';
+      return (await this.query('existsOwned', [threadId, options.userId])).rowCount === 1 ? 'busy' : 'missing';
+    }
     if ((await this.query('delete', [threadId])).rowCount === 1) return 'deleted';
     return (await this.query('exists', [threadId])).rowCount === 1 ? 'busy' : 'missing';
   }

@@ -35,6 +35,7 @@ import {
   StoreOpenError,
   StoreUnavailableError,
   type AcquireOptions,
+  type DeleteOptions,
   type DeleteOutcome,
   type RunCommit,
   type ThreadListOptions,
@@ -87,6 +88,7 @@ export class SqliteThreadStore implements ThreadStore {
     messagesFrom: Database.Statement<[string, number, number]>;
     upsert: Database.Statement<[string, string, string | null, string, string, number, string | null, string | null, string, string]>;
     remove: Database.Statement<[string]>;
+    removeOwned: Database.Statement<[string, string | null]>;
     removeMessages: Database.Statement<[string]>;
     removeMessagesFrom: Database.Statement<[string, number]>;
     messageCount: Database.Statement<[string]>;
@@ -153,6 +155,7 @@ export class SqliteThreadStore implements ThreadStore {
          RETURNING created_at, user_id`,
       ),
       remove: this.db.prepare('DELETE FROM threads WHERE thread_id = ?'),
+      removeOwned: this.db.prepare('DELETE FROM threads WHERE thread_id = ? AND user_id IS ?'),
       removeMessages: this.db.prepare('DELETE FROM messages WHERE thread_id = ?'),
       removeMessagesFrom: this.db.prepare('DELETE FROM messages WHERE thread_id = ? AND seq >= ?'),
       messageCount: this.db.prepare('SELECT message_count FROM threads WHERE thread_id = ?').pluck(),
@@ -266,13 +269,15 @@ export class SqliteThreadStore implements ThreadStore {
     });
   }
 
-  async delete(threadId: string): Promise<DeleteOutcome> {
+  async delete(threadId: string, options: DeleteOptions = {}): Promise<DeleteOutcome> {
     if (this.locks.has(threadId)) return 'busy';
     this.recent.delete(threadId);
     return this.retry(() =>
       this.db.transaction(() => {
+        const removed = options.userId === undefined ? this.statements.remove.run(threadId) : this.statements.removeOwned.run(threadId, options.userId);
+        if (removed.changes === 0) return 'missing';
         this.statements.removeMessages.run(threadId);
-        return this.statements.remove.run(threadId).changes > 0 ? 'deleted' : 'missing';
+        return 'deleted';
       })(),
     );
   }
