@@ -430,7 +430,7 @@ console.log(process.versions.node.split('.')[0], JSON.stringify(events));
         peerDependencies: Record<string, string>;
         peerDependenciesMeta: Record<string, { optional?: boolean }>;
       };
-      assert.deepEqual(Object.keys(manifest.peerDependencies).sort(), ['better-sqlite3', 'esbuild', 'json-schema-to-typescript', 'pg']);
+      assert.deepEqual(Object.keys(manifest.peerDependencies).sort(), ['better-sqlite3', 'esbuild', 'ioredis', 'json-schema-to-typescript', 'pg']);
       for (const peer of Object.keys(manifest.peerDependencies)) {
         assert.equal(manifest.peerDependenciesMeta[peer]?.optional, true, `${peer} is an optional peer`);
         assert.equal(existsSync(join(agentProject, 'node_modules', peer)), false, `${peer} is not installed`);
@@ -448,7 +448,12 @@ console.log(process.versions.node.split('.')[0], JSON.stringify(events));
     test('a command that needs an optional peer the project lacks exits 2 and says which and how to install it', async () => {
       writeFileSync(join(agentProject, 'ts.json'), JSON.stringify({ ...GOOD_CONFIG, agent: 'graph:app' }, null, 2) + '\n');
       writeFileSync(join(agentProject, 'graph.ts'), USER_GRAPH);
+      const redisLimits = { requests: 10, window: 60, backend: 'redis', redis: { url: 'redis://127.0.0.1:1/0' } };
+      // The project's own config (its agent a .mjs module, which needs no compiler), with limits in Redis.
+      const own = JSON.parse(readFileSync(join(agentProject, '10xgraph.json'), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(agentProject, 'redis.json'), JSON.stringify({ ...own, rate_limit: redisLimits }, null, 2) + '\n');
       const cases: Array<[string[], string]> = [
+        [['api', '--port', '0', '--config', 'redis.json'], '10xgraph api: rate limits in Redis need the package ioredis: npm install ioredis'],
         [['api', '--port', '0'], '10xgraph api: threads in SQLite need the package better-sqlite3: npm install better-sqlite3'],
         [['api', '--port', '0', '--db', 'postgres://nobody@127.0.0.1:1/threads'], '10xgraph api: threads in PostgreSQL need the package pg: npm install pg'],
         [['api', '--port', '0', '--config', 'ts.json'], '10xgraph api: compiling graph.ts needs esbuild: npm install --save-dev esbuild'],

@@ -550,6 +550,22 @@ describe('10xgraph api start-up with auth (the built CLI)', () => {
     };
   }
 
+  test('a setting it cannot apply is refused, never ignored: rate_limit.backend "custom" (a Python object) exits 1 naming it', async () => {
+    writeConfig('custom-limit.json', { agent: AGENT, rate_limit: { backend: 'custom' } });
+    const outcome = await runApi('custom-limit.json');
+    assert.equal(outcome.code, 1, outcome.stderr);
+    assert.match(
+      outcome.stderr,
+      /custom-limit\.json: error "rate_limit\.backend" is "custom", a BaseRateLimitBackend object bound in the InjectQ container of the Python server, which 10xgraph api cannot load; use "memory" or "redis"\./,
+    );
+    assert.doesNotMatch(outcome.stdout, /Listening/);
+    // Off (`"enabled": false`), the same value is checked and nothing is applied: it starts, as the Python server does.
+    writeConfig('custom-limit-off.json', { agent: AGENT, rate_limit: { backend: 'custom', enabled: false } });
+    const off = await startApi('custom-limit-off.json');
+    assert.doesNotMatch(off.output.stdout, /Rate limits:/);
+    assert.equal(await off.stop(), 0);
+  });
+
   test('"auth": "jwt" without JWT_SECRET_KEY: exit 1 naming it', async () => {
     writeConfig('jwt.json', { agent: AGENT, auth: 'jwt' });
     const outcome = await runApi('jwt.json');

@@ -55,7 +55,9 @@ describe('a restart between the remote call and its result', () => {
     await server.close();
     // Back to the first releases' schema, as a process that died mid-run left it.
     const raw = new Database(db);
-    raw.exec(`ALTER TABLE threads ADD COLUMN running INTEGER NOT NULL DEFAULT 0; PRAGMA user_version = 1;`);
+    raw.exec(
+      `DROP INDEX threads_user_updated; ALTER TABLE threads DROP COLUMN user_id; ALTER TABLE threads ADD COLUMN running INTEGER NOT NULL DEFAULT 0; PRAGMA user_version = 1;`,
+    );
     raw.prepare('UPDATE threads SET running = 1 WHERE thread_id = ?').run(threadId);
     raw.close();
 

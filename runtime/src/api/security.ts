@@ -5,6 +5,7 @@
  * result is the options of `createApiServer` and the lines start-up logs.
  */
 import { loadSettingExport } from '../agent/loadAgent';
+import { MissingPeerError } from '../peers';
 import { errorMessageOf } from '../graph/errors';
 import { moduleBackend, ownershipBackend, allowAllBackend, rbacBackend, readAuthorizationSetting, type AuthorizationBackend } from './access';
 import { customAuthenticator, jwtAuthenticator, readAuthSetting, readJwtSettings, type Authenticator } from './auth';
@@ -102,7 +103,8 @@ export async function loadSecurity(
   const rate = guarded(() => readRateLimitSettings(raw.rate_limit, env));
   if (rate) {
     const limiter = await createRateLimiter(rate).catch((error: unknown) => {
-      throw new SecuritySettingError(`"rate_limit": ${errorMessageOf(error)}`);
+      // A package that is not installed is not the file's fault: it keeps its own message (and start-up its own exit).
+      throw error instanceof MissingPeerError ? error : new SecuritySettingError(`"rate_limit": ${errorMessageOf(error)}`);
     });
     result.rateLimit = { settings: rate, limiter };
     lines.push({

@@ -13,6 +13,7 @@ import { ConfigReadError, displayPath, readConfigText } from '../workspace/confi
 import { configFilesOf, defaultConfigPath, loadEnvFile } from '../workspace/configFiles';
 import { startupImportProblems } from '../workspace/pythonModules';
 import { FILE_FIELDS } from '../rules/fields';
+import { MissingPeerError } from '../peers';
 import { createLogger, type ApiLogger, type LogFormat, type LogLevel } from './log';
 import { isLoopbackAddress, OriginSettingError, splitList } from './origin';
 import { loadSecurity, APPLIED_KEYS, SecuritySettingError, type SecurityOptions } from './security';
@@ -188,6 +189,7 @@ export async function startApiServer(options: StartApiOptions = {}): Promise<Run
     security = await loadSecurity(configPath, prepared.raw, process.env, token, log);
   } catch (error) {
     if (error instanceof SecuritySettingError) throw new ApiStartupError(1, [`${shown}: error ${escapeControl(error.message)}`]);
+    if (error instanceof MissingPeerError) throw new ApiStartupError(2, [error.message]);
     throw error;
   }
   for (const line of security.lines) log[line.level](escapeControl(line.text), { event: 'security_setting' });

@@ -366,7 +366,7 @@ export const FILE_FIELDS: Readonly<Record<string, SettingSpec>> = {
     stage: 'start',
     rules: ['auth-invalid', 'env-var-not-set'],
     values: ['jwt'],
-    help: 'Who may call the API: absent or empty for none, `"jwt"` (needs `JWT_SECRET_KEY` and `JWT_ALGORITHM` in the environment or the `env` file), or `{"method": "custom", "path": "module:attribute"}` naming a `BaseAuth`.',
+    help: 'Who may call the API: absent or empty for none, `"jwt"` (needs `JWT_SECRET_KEY` and `JWT_ALGORITHM` in the environment or the `env` file), or `{"method": "custom", "path": "module:attribute"}` naming a `BaseAuth` (for `10xgraph api`, the export of a TypeScript or JavaScript module beside this file).',
     fields: {
       method: { type: 'any', label: 'Method', values: ['custom'], stage: 'start', help: '`custom` (for JWT write `"auth": "jwt"`).' },
       path: { type: 'import-path', label: 'Auth class', stage: 'start', help: 'The `BaseAuth` subclass or instance, as `module:attribute`.' },
@@ -380,7 +380,7 @@ export const FILE_FIELDS: Readonly<Record<string, SettingSpec>> = {
     stage: 'start',
     values: BUILTIN_AUTHORIZATION,
     rules: ['rbac-no-roles'],
-    help: 'What an authenticated user may do: `"ownership"` (only their own threads), `"allow_all"` (also `"default"`, `"none"`), a `module:attribute` `AuthorizationBackend`, or an RBAC object `{"backend": "rbac", "roles": {...}}`. Absent: ownership in production, allow all in development.',
+    help: 'What an authenticated user may do: `"ownership"` (only their own threads), `"allow_all"` (also `"default"`, `"none"`), a `module:attribute` `AuthorizationBackend` (for `10xgraph api`, a TypeScript or JavaScript module beside this file), or an RBAC object `{"backend": "rbac", "roles": {...}}`. Absent: ownership in production (`MODE=production`), allow all otherwise. Without `auth` nothing is checked.',
     fields: RBAC_FIELDS,
   },
   rate_limit: {
