@@ -485,19 +485,24 @@ describe('a check and the act it allows are one: no other user slips in between'
     let releaseLoad!: () => void;
     const loadHeld = new Promise<void>((resolve) => (releaseLoad = resolve));
     let holdNext = true;
+    let reachedHold!: () => void;
+    const holding = new Promise<void>((resolve) => (reachedHold = resolve));
     const held: ThreadStore = Object.create(store) as ThreadStore;
-    held.load = async (threadId: string) => {
-      const record = await store.load(threadId);
+    held.userOf = async (threadId: string) => {
+      const userId = await store.userOf(threadId);
       if (threadId === 'race' && holdNext) {
         holdNext = false;
+        reachedHold();
         await loadHeld;
       }
-      return record;
+      return userId;
     };
     const api = createApiServer({ graph: buildTestGraph(), db: held, auth: jwtAuthenticator({ secret: SECRET, algorithm: 'HS256' }), authorization: ownershipBackend() });
     try {
       const base = await api.listen(0, '127.0.0.1');
       const deleting = call(base, 'DELETE', '/v1/threads/race', tokens.bob);
+      // Bob's check has read that nobody owns the id; only then does alice make the thread.
+      await holding;
       const made = await call(base, 'POST', '/v1/graph/invoke', tokens.alice, { messages: [userText('mine')], config: { thread_id: 'race' } });
       assert.equal(made.status, 200, JSON.stringify(made.body));
       releaseLoad();

@@ -16,6 +16,7 @@ import {
   createMemoryRateLimiter,
   createOutageWatch,
   createRateLimiter,
+  createRedisRateLimiter,
   decisionOnFailure,
   isExcluded,
   rateLimitHeaders,
@@ -228,6 +229,21 @@ describe('reading the rate_limit section', () => {
       () => readRateLimitSettings({ backend: 'redis', redis: 'http://user:hunter2@cache:6379' }, {}),
       (error: Error) => error.message.includes('redis://') && !error.message.includes('hunter2'),
     );
+  });
+
+  test('a Redis that does not answer is named without its password, in the user part or the query (?password=)', async () => {
+    for (const url of ['redis://127.0.0.1:1/0?password=hunter2', 'redis://user:hunter2@127.0.0.1:1/0', 'redis://127.0.0.1:1/0?username=u&password=hunter2']) {
+      const limiter = await createRedisRateLimiter(settingsOf({ backend: 'redis', redis: url }), { redisTimeoutMs: 200 });
+      try {
+        const verdict = await limiter.hit('k');
+        assert.equal(verdict.failed, true, url);
+        const message = verdict.failed ? verdict.error.message : '';
+        assert.match(message, /redis:\/\/(\S*@)?127\.0\.0\.1:1\/0/, message);
+        assert.doesNotMatch(message, /hunter2/, message);
+      } finally {
+        await limiter.close();
+      }
+    }
   });
 });
 

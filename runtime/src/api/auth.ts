@@ -261,13 +261,44 @@ export function jwtAuthenticator(settings: JwtSettings): Authenticator {
 }
 
 function verificationKey(settings: JwtSettings): Uint8Array | KeyObject {
-  if (settings.algorithm.startsWith('HS')) return new TextEncoder().encode(settings.secret);
+  const { algorithm } = settings;
+  if (algorithm.startsWith('HS')) return new TextEncoder().encode(settings.secret);
+  let key: KeyObject;
   try {
-    return loadCrypto().createPublicKey(settings.secret.replace(/\\n/g, '\n'));
+    key = loadCrypto().createPublicKey(settings.secret.replace(/\\n/g, '\n'));
   } catch {
-    throw new JwtSettingError(`JWT_SECRET_KEY must hold a PEM key (-----BEGIN PUBLIC KEY----- …) for ${settings.algorithm}; it does not parse as one.`);
+    throw new JwtSettingError(`JWT_SECRET_KEY must hold a PEM key (-----BEGIN PUBLIC KEY----- …) for ${algorithm}; it does not parse as one.`);
   }
+  // A key of another kind would refuse every token: refused here, at start-up, instead.
+  const kind = key.asymmetricKeyType ?? '';
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  const expected = KEY_KINDS[algorithm]!;
+  if (!expected.types.includes(kind) || (expected.curve !== undefined && curve !== expected.curve)) {
+    throw new JwtSettingError(
+      `JWT_SECRET_KEY holds ${curve ? `an ${kind} key on ${curve}` : `a key of type ${kind || 'unknown'}`}, which cannot verify ${algorithm} tokens: ${algorithm} needs ${expected.shown}.`,
+    );
+  }
+  return key;
 }
+
+/** The kind of key each asymmetric algorithm verifies with. */
+const KEY_KINDS: Readonly<Record<string, { types: readonly string[]; curve?: string; shown: string }>> = {
+  RS256: { types: ['rsa'], shown: 'an RSA key' },
+  RS384: { types: ['rsa'], shown: 'an RSA key' },
+  RS512: { types: ['rsa'], shown: 'an RSA key' },
+  PS256: { types: ['rsa', 'rsa-pss'], shown: 'an RSA key' },
+  PS384: { types: ['rsa', 'rsa-pss'], shown: 'an RSA key' },
+  PS512: { types: ['rsa', 'rsa-pss'], shown: 'an RSA key' },
+  ES256: { types: ['ec'], curve: 'prime256v1', shown: 'an EC key on P-256' },
+  ES384: { types: ['ec'], curve: 'secp384r1', shown: 'an EC key on P-384' },
+  ES512: { types: ['ec'], curve: 'secp521r1', shown: 'an EC key on P-521' },
+  EdDSA: { types: ['ed25519', 'ed448'], shown: 'an Ed25519 or Ed448 key' },
+};
+
+/** How long a custom `auth` module may take to answer before the request is refused (503). */
+export const CUSTOM_AUTH_TIMEOUT_MS = 30_000;
+
+class CustomAuthTimeout extends Error {}
 
 /** What a custom `auth` module's export may be: a function, or an object (or class) with `authenticate`. */
 type CustomAuthFunction = (request: CustomAuthRequest) => unknown;
@@ -293,21 +324,33 @@ export interface CustomAuthRequest {
  * `statusCode`) from 400 to 499 is the answer (its `code`, else `HTTPException`, and its message);
  * any other error is a 500 and is logged.
  */
-export function customAuthenticator(exported: unknown, where: string, log: (message: string) => void): Authenticator {
+export function customAuthenticator(exported: unknown, where: string, log: (message: string) => void, timeoutMs = CUSTOM_AUTH_TIMEOUT_MS): Authenticator {
   const authenticate = customFunction(exported, where);
   return {
     mode: 'custom',
     async authenticate(request) {
       let result: unknown;
+      let timer: NodeJS.Timeout | undefined;
       try {
-        result = await authenticate({
-          method: request.method,
-          url: request.url.pathname + request.url.search,
-          headers: request.headers,
-          websocket: request.websocket,
-          credential: request.credential,
+        const answer = Promise.resolve(
+          authenticate({
+            method: request.method,
+            url: request.url.pathname + request.url.search,
+            headers: request.headers,
+            websocket: request.websocket,
+            credential: request.credential,
+          }),
+        );
+        // A module that never answers must not hold the request (or the handshake) for ever.
+        const late = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new CustomAuthTimeout()), timeoutMs);
         });
+        result = await Promise.race([answer, late]);
       } catch (error) {
+        if (error instanceof CustomAuthTimeout) {
+          log(`The auth module ${where} did not answer within ${timeoutMs} ms; the request was refused.`);
+          throw new ApiError(503, 'AUTH_MODULE_TIMEOUT', `The server's auth module (${where}) did not answer in time; try again.`);
+        }
         const status = statusOf(error);
         if (status !== undefined) {
           const code = (error as { code?: unknown }).code;
@@ -316,13 +359,15 @@ export function customAuthenticator(exported: unknown, where: string, log: (mess
         }
         log(`The auth module ${where} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         throw new ApiError(500, 'AUTH_MODULE_FAILED', `The server's auth module (${where}) failed on this request; see the server's log.`);
+      } finally {
+        clearTimeout(timer);
       }
       if (result === undefined || result === null) return {};
       if (typeof result !== 'object' || Array.isArray(result)) {
         log(`The auth module ${where} returned ${Array.isArray(result) ? 'a list' : typeof result}, not a user object; the caller is treated as nobody.`);
         return {};
       }
-      if (!Object.prototype.hasOwnProperty.call(result, 'user_id')) log(`The auth module ${where} returned a user without 'user_id'; authorization refuses such a caller.`);
+      if (!('user_id' in result)) log(`The auth module ${where} returned a user without 'user_id'; authorization refuses such a caller.`);
       return result as AuthUser;
     },
   };

@@ -74,7 +74,7 @@ export function createGraphRoutes(options: GraphRouteOptions): Route[] {
     if (!caller.access.enabled) return undefined;
     let owner: string | undefined;
     try {
-      owner = (await store.load(threadId))?.userId;
+      owner = await store.userOf(threadId);
     } catch (error) {
       throw error instanceof StoreUnavailableError ? new ApiError(503, 'TRANSIENT_STORAGE_ERROR', error.message) : error;
     }

@@ -255,15 +255,18 @@ function describe(value: unknown): string {
   return shownValue(value === undefined ? 'nothing' : (JSON.stringify(value) ?? String(value)), 80);
 }
 
-/** A URL with its password hidden, for messages and logs. */
+/**
+ * A URL with its password hidden, for messages and logs: the password of its user part, and its
+ * query left out whole (ioredis reads a `?password=` there too).
+ */
 function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
-    if (parsed.password === '') return url;
-    parsed.password = '***';
+    if (parsed.password !== '') parsed.password = '***';
+    parsed.search = '';
     return parsed.toString();
   } catch {
-    return url.replace(/\/\/[^@/]*@/, '//***@');
+    return url.replace(/\/\/[^@/]*@/, '//***@').replace(/\?.*$/s, '');
   }
 }
 

@@ -117,6 +117,8 @@ export class RunEngine {
     const runId = loadCrypto().randomUUID();
     let record: ThreadRecord | undefined;
     try {
+      // Another user's thread is refused before its lock is taken: a refused caller never holds it, even for a moment.
+      if (named !== undefined && caller.access.enabled) await caller.authorize(threadId, await this.store.userOf(threadId));
       const creator = caller.creator;
       record = await this.store.acquire(threadId, runId, { unseen: named === undefined && idShownAfterCommit, ...(creator === undefined ? {} : { userId: creator }) });
     } catch (error) {

@@ -111,6 +111,9 @@ const WS_POLICY_VIOLATION = 1008;
 /** The close code of a WebSocket the server cannot serve (its `websocket` setting is unusable). */
 const WS_INTERNAL_ERROR = 1011;
 
+/** Who a request's credential names, or the refusal it gets. */
+type Identity = { user: AuthUser } | { error: ApiError };
+
 /** The default body limit: 1 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -274,16 +277,19 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const match = table.match(url.pathname);
     if (match) matched(match.pattern);
     if (!admit(req, res, requestId, url, match)) return;
-    // The caller is identified once: for the route, and for a limit counted per user.
-    const identity =
-      authenticator && ((match && !match.public) || (rateLimit?.settings.by === 'user' && !isExcluded(url.pathname, rateLimit.settings)))
-        ? await identify(req.method ?? 'GET', url, req.headers, false)
-        : undefined;
-    if (rateLimit && !isExcluded(url.pathname, rateLimit.settings)) {
-      const decision = await decide(rateLimit, req.socket.remoteAddress, req.headers, identity);
+    // The limit comes first, as the real server's outermost middleware: a refused request costs no
+    // authentication. Only a limit counted per user needs the caller (identified once, for the route too).
+    const limited = rateLimit && !isExcluded(url.pathname, rateLimit.settings) ? rateLimit : undefined;
+    const byUser = limited?.settings.by === 'user';
+    const count = async (identity: Identity | undefined): Promise<boolean> => {
+      const decision = await decide(limited!, req.socket.remoteAddress, req.headers, identity);
       for (const [name, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(name, value);
-      if (!decision.allowed) return sendRateLimited(res, requestId, decision);
-    }
+      if (!decision.allowed) sendRateLimited(res, requestId, decision);
+      return decision.allowed;
+    };
+    if (limited && !byUser && !(await count(undefined))) return;
+    const identity = authenticator && ((match && !match.public) || byUser) ? await identify(req.method ?? 'GET', url, req.headers, false) : undefined;
+    if (limited && byUser && !(await count(identity))) return;
     const found = table.resolve(url.pathname, req.method, () => (identity && 'error' in identity ? identity.error : undefined), match);
     if (found.kind === 'refused') return sendError(res, requestId, found.error, found.headers);
     try {
@@ -356,12 +362,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
    * wrong token is refused with the 401 of the handshake, as every other route refuses it.
    */
   async function openSocket(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL, route: Route, logUpgrade: (status: number) => void): Promise<void> {
-    const identity = authenticator ? await identify('GET', url, req.headers, true) : undefined;
-    if (socket.destroyed) return;
-    if (identity && 'error' in identity && authenticator?.mode === 'token') {
-      logUpgrade(identity.error.status);
-      return answerAndClose(socket, identity.error);
-    }
     const closeWith = (code: number, reason: string) => {
       logUpgrade(code);
       wss.handleUpgrade(req, socket, head, (ws) => {
@@ -370,9 +370,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       });
     };
     if (caps.refusal !== undefined) return closeWith(WS_INTERNAL_ERROR, caps.refusal);
-    if (rateLimit) {
-      const decision = await decide(rateLimit, req.socket.remoteAddress, req.headers, identity);
-      if (!decision.allowed) return closeWith(WS_TRY_AGAIN_LATER, 'Rate limit exceeded');
+    // The handshake counts first (a refused one costs no authentication), unless the limit counts per user.
+    const byUser = rateLimit?.settings.by === 'user';
+    if (rateLimit && !byUser && !(await decide(rateLimit, req.socket.remoteAddress, req.headers, undefined)).allowed) return closeWith(WS_TRY_AGAIN_LATER, 'Rate limit exceeded');
+    const identity = authenticator ? await identify('GET', url, req.headers, true) : undefined;
+    if (socket.destroyed) return;
+    if (rateLimit && byUser && !(await decide(rateLimit, req.socket.remoteAddress, req.headers, identity)).allowed) return closeWith(WS_TRY_AGAIN_LATER, 'Rate limit exceeded');
+    if (identity && 'error' in identity && authenticator?.mode === 'token') {
+      logUpgrade(identity.error.status);
+      return answerAndClose(socket, identity.error);
     }
     const userId = identity && 'user' in identity ? userIdOf(identity.user) : undefined;
     if (caps.maxConnections !== null && openSockets >= caps.maxConnections) return closeWith(WS_TRY_AGAIN_LATER, 'Too many connections');
@@ -444,7 +450,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     headers: IncomingMessage['headers'],
     websocket: boolean,
     credential = credentialOf(headers, url, websocket),
-  ): Promise<{ user: AuthUser } | { error: ApiError }> {
+  ): Promise<Identity> {
     try {
       return { user: await authenticator!.authenticate({ method, url, headers, websocket, credential }) };
     } catch (error) {
@@ -457,7 +463,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
    * The caller of a route: its scope checked, and unless the route names a thread (and checks the
    * caller against it itself), the backend's verdict on the route. Throws the 403 of a refusal.
    */
-  async function admitCaller(route: Route, identity: { user: AuthUser } | { error: ApiError } | undefined): Promise<Caller> {
+  async function admitCaller(route: Route, identity: Identity | undefined): Promise<Caller> {
     if (route.scope === undefined || !access.enabled) return anonymousCaller(route.scope);
     const user = identity && 'user' in identity ? identity.user : {};
     access.checkScope(user, route.scope);
@@ -471,7 +477,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     limit: { settings: RateLimitSettings; limiter: RateLimiter },
     peer: string | undefined,
     headers: IncomingMessage['headers'],
-    identity: { user: AuthUser } | { error: ApiError } | undefined,
+    identity: Identity | undefined,
   ): Promise<RateLimitDecision> {
     const userId = identity && 'user' in identity ? userIdOf(identity.user) : undefined;
     const verdict = await limit.limiter.hit(rateLimitKey(limit.settings, peer, headers, userId));
@@ -552,9 +558,11 @@ function absoluteAuthority(target: string | undefined): string | undefined {
   return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(target)?.[1] ?? '';
 }
 
-/** The request target as a URL, or undefined when it is not one (`http://[`, a bad port). */
+/** The request target as a URL (its path as sent, dot segments resolved), or undefined when it is not one (`http://[`, a bad port). */
 function parseTarget(target: string | undefined): URL | undefined {
   try {
+    // An origin-form target is a path as it is: `//x/v1/threads` is not a URL of the host `x`.
+    if (target !== undefined && target.startsWith('/')) return new URL(`http://localhost${target}`);
     return new URL(target ?? '/', 'http://localhost');
   } catch {
     return undefined;

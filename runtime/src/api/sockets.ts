@@ -138,13 +138,16 @@ export function guardWebSocket(ws: WebSocket, limits: SocketLimits, events: Guar
   function run(start: () => Promise<unknown>): void {
     runs++;
     armIdle();
-    void start().finally(() => {
-      runs--;
-      const next = waiting.shift();
-      if (next) run(next);
-      else if (ws.isPaused && ws.readyState === ws.OPEN) ws.resume();
-      armIdle();
-    });
+    // The work answers its own failures (webSocket.ts); a rejection that slips through must not end the process.
+    void start()
+      .catch(() => undefined)
+      .finally(() => {
+        runs--;
+        const next = waiting.shift();
+        if (next) run(next);
+        else if (ws.isPaused && ws.readyState === ws.OPEN) ws.resume();
+        armIdle();
+      });
   }
 
   let droppedForBackpressure = false;

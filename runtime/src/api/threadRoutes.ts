@@ -221,6 +221,8 @@ async function withThread<T>(
 ): Promise<T> {
   const owner = `edit-${loadCrypto().randomUUID()}`;
   // The lock and the read are one step: a thread no run has stored comes back as a new, empty record.
+  // Another user's thread is refused before its lock is taken (and checked again once it is, below).
+  if (caller.access.enabled) await caller.authorize(threadId, await store.userOf(threadId));
   const creator = caller.creator;
   const record = await store.acquire(threadId, owner, creator === undefined ? {} : { userId: creator });
   if (!record) throw busy(threadId);
@@ -333,9 +335,10 @@ async function deleteMessage(res: ServerResponse, requestId: string, store: Thre
 }
 
 async function deleteThread(res: ServerResponse, requestId: string, store: ThreadStore, threadId: string, caller: Caller): Promise<void> {
-  const record = await loadFor(store, threadId, caller);
+  const userId = caller.access.enabled ? await store.userOf(threadId) : undefined;
+  await caller.authorize(threadId, userId);
   // Only the thread the caller was checked against: not one another user made under this id since.
-  const outcome = await store.delete(threadId, caller.access.enabled ? { userId: record?.userId ?? null } : {});
+  const outcome = await store.delete(threadId, caller.access.enabled ? { userId: userId ?? null } : {});
   if (outcome === 'missing') throw threadNotFound(threadId);
   if (outcome === 'busy') throw busy(threadId);
   sendData(

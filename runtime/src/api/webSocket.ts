@@ -13,7 +13,7 @@ import { WS_DONE_STATUS, type StreamChunk } from '10xgraph-client/wire';
 import { errorMessageOf } from '../graph/errors';
 import { ApiError } from './errors';
 import type { ApiLogger } from './log';
-import type { SocketContext } from './router';
+import type { RunRefusal, SocketContext } from './router';
 import { chunkOf, type PreparedRun, type RunEngine } from './runEngine';
 import { guardWebSocket, type SocketLimits } from './sockets';
 import { isObject, parseRunRequest, type RunRequest } from './validate';
@@ -115,7 +115,15 @@ export function serveRunSocket(ws: WebSocket, options: RunSocketContext): void {
         enqueue(async () => {
           if (closed) return;
           // As the real server gates each run: the token still verifies as the same user, the rate limit lets it through.
-          const refusal = await options.admitRun();
+          let refusal: RunRefusal | undefined;
+          try {
+            refusal = await options.admitRun();
+          } catch (error) {
+            // An authenticator that fails (a custom module's bug) fails this run, not the server.
+            log.error(`A WebSocket run could not be checked: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, { event: 'websocket_check_failed' });
+            fail(new ApiError(500, 'INTERNAL_SERVER_ERROR', 'The server could not check this run; see its log.'));
+            return;
+          }
           if (refusal) {
             send(
               chunkOf('error', {

@@ -152,6 +152,12 @@ export interface ThreadStore {
   release(threadId: string, owner: string): Promise<void>;
   /** Reads a thread, or undefined when no run has touched it. */
   load(threadId: string): Promise<ThreadRecord | undefined>;
+  /**
+   * The user recorded as the thread's creator (a run going on a new thread included), read alone:
+   * undefined when it has none or there is no such thread. What a caller is checked against before
+   * anything takes the thread's lock.
+   */
+  userOf(threadId: string): Promise<string | undefined>;
   /** Reads a thread's status and the messages from `offset` on (at most `limit`); undefined when there is no such thread. */
   page(threadId: string, offset: number, limit: number): Promise<ThreadPage | undefined>;
   /**

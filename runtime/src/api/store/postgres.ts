@@ -126,6 +126,8 @@ const SQL = {
     SELECT count(*)::integer AS updated FROM ins`,
   dropNew: `DELETE FROM tenxgraph_threads WHERE thread_id = $1 AND lock_owner = $2 AND status = 'new' AND message_count = 0`,
   release: `UPDATE tenxgraph_threads SET lock_owner = NULL, lock_expires = NULL WHERE thread_id = $1 AND lock_owner = $2`,
+  // A row of status 'new' is a first run's: its user's while the run holds it, nobody's once its lease ran out.
+  userOf: `SELECT user_id FROM tenxgraph_threads WHERE thread_id = $1 AND (status <> 'new' OR (lock_owner IS NOT NULL AND lock_expires > now()))`,
   load: `
     SELECT ${THREAD_COLUMNS}, (lock_owner IS NOT NULL AND lock_expires > now()) AS running,
       ARRAY(SELECT body FROM tenxgraph_messages m WHERE m.thread_id = t.thread_id ORDER BY seq) AS bodies
@@ -278,6 +280,12 @@ export class PostgresThreadStore implements ThreadStore {
     if (row) return recordOf(threadId, row, row.running, row.bodies);
     const unseen = this.unseen.get(threadId);
     return unseen ? { ...newRecord(threadId, unseen.userId), running: true } : undefined;
+  }
+
+  async userOf(threadId: string): Promise<string | undefined> {
+    const row = (await this.query<{ user_id: string | null }>('userOf', [threadId])).rows[0];
+    if (row) return row.user_id ?? undefined;
+    return this.unseen.get(threadId)?.userId;
   }
 
   async page(threadId: string, offset: number, limit: number): Promise<ThreadPage | undefined> {

@@ -84,6 +84,7 @@ export class SqliteThreadStore implements ThreadStore {
   private readonly checkpointer?: Checkpointer;
   private readonly statements: {
     thread: Database.Statement<[string]>;
+    userOf: Database.Statement<[string]>;
     messages: Database.Statement<[string]>;
     messagesFrom: Database.Statement<[string, number, number]>;
     upsert: Database.Statement<[string, string, string | null, string, string, number, string | null, string | null, string, string]>;
@@ -141,6 +142,7 @@ export class SqliteThreadStore implements ThreadStore {
     }
     this.statements = {
       thread: this.db.prepare('SELECT * FROM threads WHERE thread_id = ?'),
+      userOf: this.db.prepare('SELECT status, user_id FROM threads WHERE thread_id = ?'),
       messages: this.db.prepare('SELECT body FROM messages WHERE thread_id = ? ORDER BY seq').pluck(),
       messagesFrom: this.db.prepare('SELECT body FROM messages WHERE thread_id = ? AND seq >= ? ORDER BY seq LIMIT ?').pluck(),
       // Returns the row's first `created_at` and its user, which the cache of recent threads keeps. The
@@ -247,6 +249,15 @@ export class SqliteThreadStore implements ThreadStore {
       // A new thread is written by its first run's commit; until then it exists while it runs.
       const lock = this.locks.get(threadId);
       return lock ? { ...newRecord(threadId, lock.userId), running: true } : undefined;
+    });
+  }
+
+  async userOf(threadId: string): Promise<string | undefined> {
+    return this.retry(() => {
+      const row = this.statements.userOf.get(threadId) as { status: string; user_id: string | null } | undefined;
+      // A row of status 'new' was never committed (only an older version wrote one): nobody's, as acquire takes it.
+      if (row && row.status !== 'new') return row.user_id ?? undefined;
+      return this.locks.get(threadId)?.userId;
     });
   }
 
