@@ -545,11 +545,15 @@ describe('known failures found by the fuzz (each fails until its bug is fixed)',
   }
 
   test('a request target that is not a valid URL is a 400 JSON error, not a 500 (runtime/src/api/server.ts, handle)', async () => {
-    for (const target of ['http://[', 'http://a:b:c/', '//[/', 'http://x:99999/ping', 'http://user@/ping']) {
+    for (const target of ['http://[', 'http://a:b:c/', 'http://x:99999/ping', 'http://user@/ping']) {
       const answer = parseRawAnswer(await exchangeRaw(server.port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
       assert.equal(answer.status, 400, `GET ${target} answered ${answer.status}: ${answer.body}`);
       checkErrorEnvelope(JSON.parse(answer.body), `GET ${target}`);
     }
+    // A target that starts with one slash is a path, whatever follows: `//[/` is no URL of a host, and no route.
+    const path = parseRawAnswer(await exchangeRaw(server.port, `GET //[/ HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`));
+    assert.equal(path.status, 404, `GET //[/ answered ${path.status}: ${path.body}`);
+    checkErrorEnvelope(JSON.parse(path.body), 'GET //[/');
   });
 
   test('malformed HTTP gets the JSON error envelope too, not a bare 400 (no clientError handler in runtime/src/api/server.ts)', async () => {
