@@ -25,6 +25,7 @@ import {
   rateLimitedBody,
   rateLimitHeaders,
   rateLimitKey,
+  rateLimitUserId,
   type RateLimitDecision,
   type RateLimiter,
   type RateLimitSettings,
@@ -479,7 +480,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     headers: IncomingMessage['headers'],
     identity: Identity | undefined,
   ): Promise<RateLimitDecision> {
-    const userId = identity && 'user' in identity ? userIdOf(identity.user) : undefined;
+    // The limiter's own reading of the user (its keying rule), not a second one here.
+    const userId = identity && 'user' in identity ? rateLimitUserId(identity.user) : undefined;
     const verdict = await limit.limiter.hit(rateLimitKey(limit.settings, peer, headers, userId));
     const change = outage.observe(verdict);
     if (change === 'down' && verdict.failed) {
