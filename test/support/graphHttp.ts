@@ -36,6 +36,8 @@ export type Hostility =
   | { kind: 'malformed' }
   | { kind: 'huge'; bytes: number }
   | { kind: 'redirect'; to: string }
+  /** An error `status` whose reason phrase (`HTTP/1.1 500 <reason>`) is `reason`, sent as Latin-1 bytes. */
+  | { kind: 'reason'; status: number; reason: string }
   /** `body` as the answer to `path` (200, JSON); the other paths answer as usual. */
   | { kind: 'body'; path: string; body: string };
 
@@ -104,6 +106,9 @@ export class GraphHttpServer {
       }
       case 'status':
         return send(res, h.status, errorEnvelope(h.status === 401 ? 'INVALID_TOKEN' : 'HTTPException', 'failed on purpose'));
+      case 'reason':
+        res.writeHead(h.status, h.reason, { 'content-type': 'text/plain' });
+        return void res.end();
       case 'malformed':
         res.writeHead(200, { 'content-type': 'application/json' });
         return void res.end('{"data": {"nodes": [');

@@ -6,7 +6,7 @@
  * errors to stderr (`json` through one pino multistream). Records never hold a token, a query string or a body.
  */
 import { loadPino } from './lazy';
-import { escapeControl } from '../text/escapeControl';
+import { escapeControl, jsonTextForLog } from '../text/escapeControl';
 
 /** The levels `--log-level` takes, most severe first. */
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
@@ -70,10 +70,13 @@ export function createLogger(options: LoggerOptions = {}): ApiLogger {
     return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
   }
   const pino = loadPino();
+  // A record quotes what clients and files hold: written with JSON escapes for what a terminal or
+  // a CI runner would act on (C1 controls, bidi controls, `##[`), the same record once parsed.
+  const safe = (sink: TextSink) => ({ write: (record: string) => void sink.write(jsonTextForLog(record)) });
   const streams = pino.multistream(
     [
-      { level: 'debug', stream: out },
-      { level: 'warn', stream: err },
+      { level: 'debug', stream: safe(out) },
+      { level: 'warn', stream: safe(err) },
     ],
     { dedupe: true },
   );

@@ -3,7 +3,8 @@
  * the rule set run over one file and printed; with `--project [DIR]`, over every config of a
  * project and its JS/TS sources together (./auditProject.ts). Exit 0 when no error, 1 when errors, 2 when it
  * could not run. Every line of text output has its control characters escaped (names come from
- * the file); JSON and SARIF carry the exact text.
+ * the file, and no line is a CI workflow command); JSON and SARIF carry the exact text, what a
+ * terminal or a CI runner would act on written as JSON escapes.
  */
 import { dirname, resolve } from 'node:path';
 import { analyzeConfig, applySafeFixes, LineIndex, type AuditOptions, type Problem } from '../rules/index';
@@ -15,7 +16,7 @@ import { FileChangedError, writeFixedFile } from './fixFile';
 import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
 import type { GraphSource } from './auditGraph';
 import { readArgs, UsageError, type OptionSpecs } from './args';
-import { escapeControl } from '../text/escapeControl';
+import { escapeControl, jsonForLog } from '../text/escapeControl';
 import { sarifUri, toSarif } from './sarif';
 
 const HELP = `usage: 10xgraph audit [FILE | -] [--graph-url URL | --no-graph] [--format text|json|sarif] [--fix]
@@ -210,9 +211,9 @@ export async function runAudit(argv: string[], out: NodeJS.WritableStream = proc
 
   const lines = new LineIndex(text);
   if (args.format === 'json') {
-    out.write(JSON.stringify(toJsonReport(shown, source, problems, lines), null, 2) + '\n');
+    out.write(jsonForLog(toJsonReport(shown, source, problems, lines)) + '\n');
   } else if (args.format === 'sarif') {
-    out.write(JSON.stringify(toSarif([{ uri: stdin ? 'stdin' : sarifUri(path), text, problems }]), null, 2) + '\n');
+    out.write(jsonForLog(toSarif([{ uri: stdin ? 'stdin' : sarifUri(path), text, problems }])) + '\n');
   } else {
     for (const problem of problems) out.write(formatProblemLine(shown, lines, problem) + '\n');
     const fixed = args.fix ? `fixed ${fixedCount} problem${fixedCount === 1 ? '' : 's'}; ` : '';

@@ -36,7 +36,7 @@ import { pythonModulesOf } from '../workspace/pythonModules';
 import { analyzeSource, isSourcePath, type SourceAnalysis } from '../workspace/sourceAnalysis';
 import { countProblems, formatProblemLine, problemRange } from '../rules/problemText';
 import { parseTree } from '../rules/tree';
-import { escapeControl } from '../text/escapeControl';
+import { escapeControl, jsonForLog } from '../text/escapeControl';
 import { sarifUri, toSarif } from './sarif';
 
 /** The configs of a project, as the editor's `10xgraph.files` default finds them. */
@@ -203,9 +203,9 @@ export async function runProjectAudit(args: ProjectAuditArgs, out: NodeJS.Writab
         };
       }),
     };
-    out.write(JSON.stringify(report, null, 2) + '\n');
+    out.write(jsonForLog(report) + '\n');
   } else if (args.format === 'sarif') {
-    out.write(JSON.stringify(toSarif(files.map((f) => ({ uri: sarifUri(f.path), text: f.text, problems: f.problems }))), null, 2) + '\n');
+    out.write(jsonForLog(toSarif(files.map((f) => ({ uri: sarifUri(f.path), text: f.text, problems: f.problems })))) + '\n');
   } else {
     for (const f of files) {
       const lines = new LineIndex(f.text);

@@ -2,7 +2,7 @@
  * The `--format sarif` report of `10xgraph audit`, for one file or a project: SARIF 2.1.0 with one
  * rule per code of the catalog and one result per problem, positions in UTF-16 code units.
  */
-import { relative } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { LineIndex, RULES, ruleDocsAnchor, RULESET_VERSION, type Problem, type ProblemCode } from '../rules/index';
 
 /** Where each code's documentation is: its section of docs/rules.md. */
@@ -15,10 +15,16 @@ export interface SarifFile {
   problems: readonly Problem[];
 }
 
-/** A file's URI in the report: relative to the working folder when inside it, else a file: URL. */
+/**
+ * A file's URI in the report: a relative reference from the working folder when inside it, else
+ * a file: URL; each path segment percent-encoded (RFC 3986), so `#`, `?`, `%`, `:`, spaces and
+ * line breaks in a name are part of the path, never a fragment, a query or a scheme.
+ */
 export function sarifUri(path: string): string {
   const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith('..') ? rel.split('\\').join('/') : `file://${path}`;
+  const inside = rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+  const encoded = (p: string) => p.split(/[\\/]/).map(encodeURIComponent).join('/');
+  return inside ? encoded(rel) : `file://${encoded(resolve(path).replace(/^([A-Za-z]):/, '/$1:'))}`;
 }
 
 /** The SARIF 2.1.0 log of `files` (each one artifact, in order). */

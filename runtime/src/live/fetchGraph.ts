@@ -82,6 +82,20 @@ export async function fetchLiveGraph(url: string, options: FetchGraphOptions = {
   }
 }
 
+/**
+ * The reason phrase of an answer, as shown in messages: kept when it is a short phrase of plain
+ * words ("Internal Server Error"), else left out. It is the server's text, shown in the editor's
+ * notifications and logs, where controls, markup and links must not reach.
+ */
+function plainReason(reason: string): string {
+  return /^[A-Za-z][A-Za-z0-9 '.,-]{0,63}$/.test(reason) ? reason : '';
+}
+
+/** A URL's path, as shown in messages: at most 100 characters (a redirect's target comes from the server). */
+function pathOf(url: URL): string {
+  return url.pathname.length > 100 ? `${url.pathname.slice(0, 100)}…` : url.pathname;
+}
+
 function withSlash(base: URL): URL {
   const copy = new URL(base.href);
   if (!copy.pathname.endsWith('/')) copy.pathname += '/';
@@ -104,34 +118,34 @@ async function getJson(url: URL, origin: string, signal: AbortSignal, options: F
     if (response.status >= 300 && response.status < 400) {
       const location = response.headers.get('location');
       await response.body?.cancel().catch(() => undefined);
-      if (!location) throw new FetchFailure(`${current.pathname} answered ${response.status} without a Location`, response.status);
+      if (!location) throw new FetchFailure(`${pathOf(current)} answered ${response.status} without a Location`, response.status);
       const next = new URL(location, current);
-      if (next.origin !== origin) throw new FetchFailure(`${current.pathname} redirects to another origin (${next.origin}); not followed`, response.status);
-      if (hop >= MAX_REDIRECTS) throw new FetchFailure(`${current.pathname} redirects more than ${MAX_REDIRECTS} times`, response.status);
+      if (next.origin !== origin) throw new FetchFailure(`${pathOf(current)} redirects to another origin (${next.origin}); not followed`, response.status);
+      if (hop >= MAX_REDIRECTS) throw new FetchFailure(`${pathOf(current)} redirects more than ${MAX_REDIRECTS} times`, response.status);
       current = next;
       continue;
     }
     if (response.status === 401 || response.status === 403) {
       await response.body?.cancel().catch(() => undefined);
-      throw new FetchFailure(`${current.pathname} answered ${response.status}: ${options.token ? 'the token was refused' : 'the server needs a token'}`, response.status);
+      throw new FetchFailure(`${pathOf(current)} answered ${response.status}: ${options.token ? 'the token was refused' : 'the server needs a token'}`, response.status);
     }
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
-      throw new FetchFailure(`${current.pathname} answered ${response.status} ${response.statusText}`.trim(), response.status);
+      throw new FetchFailure(`${pathOf(current)} answered ${response.status} ${plainReason(response.statusText)}`.trim(), response.status);
     }
     const declared = Number(response.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > maxBytes) {
       await response.body?.cancel().catch(() => undefined);
-      throw new FetchFailure(`${current.pathname} is larger than ${maxBytes} bytes`);
+      throw new FetchFailure(`${pathOf(current)} is larger than ${maxBytes} bytes`);
     }
-    const text = await readBounded(response, maxBytes, current.pathname);
+    const text = await readBounded(response, maxBytes, pathOf(current));
     // Judged before parsing: whatever walks the parsed value later would overflow the stack.
     const maxDepth = options.maxDepth ?? MAX_ANSWER_DEPTH;
-    if (nestsDeeperThan(text, maxDepth)) throw new FetchFailure(`${current.pathname} nests deeper than ${maxDepth} levels`);
+    if (nestsDeeperThan(text, maxDepth)) throw new FetchFailure(`${pathOf(current)} nests deeper than ${maxDepth} levels`);
     try {
       return JSON.parse(text);
     } catch {
-      throw new FetchFailure(`${current.pathname} did not answer JSON`);
+      throw new FetchFailure(`${pathOf(current)} did not answer JSON`);
     }
   }
 }

@@ -13,6 +13,7 @@ export { RULES, ruleDocsAnchor } from './catalog';
 export { FILE_FIELDS, RBAC_FIELDS, settingAt, type SettingSpec } from './fields';
 export type { RuleInfo } from './catalog';
 export { LineIndex } from './lineIndex';
+export { escapeControl } from '../text/escapeControl';
 export type { JsonNode } from './parse';
 export { nodeAtOffset, pathOfNode } from './parse';
 export { Tree, Kind, NONE } from './tree';

@@ -13,7 +13,7 @@ import type { Settings } from '../../../common/settings';
 import { GraphCache, graphCacheFolder } from '../graphCache';
 import { type FetchGraph, type LiveGraphClient, LiveGraphHub, NOT_CHECKED, passiveStatus, type WantedGraph } from '../liveGraph';
 import type { AgentSource } from '../project';
-import type { Logger } from './logger';
+import { type Logger, plainMessage } from './logger';
 import type { SettingsStore } from './settings';
 
 /** What the live graphs need of the server around them. */
@@ -137,7 +137,9 @@ export class LiveGraphs {
 
   private showMessage(type: MessageType, message: string): void {
     if (this.statusShown) return;
-    void this.host.connection.sendNotification(ShowMessageNotification.type, { type, message }).catch((e: unknown) => this.host.logger.logError('window/showMessage', e));
+    void this.host.connection
+      .sendNotification(ShowMessageNotification.type, { type, message: plainMessage(message) })
+      .catch((e: unknown) => this.host.logger.logError('window/showMessage', e));
   }
 
   /** Notes which graph judged `uri` (for the status of its server URL), and tells the client when that changed. */

@@ -8,7 +8,7 @@ import { DEFAULT_SETTINGS, parseSettings, sectionFromInitializationOptions, type
 import { matchAny } from '10xgraph/workspace';
 import type { WantedGraph } from '../liveGraph';
 import { matchPathsOf } from '../paths';
-import type { Logger } from './logger';
+import { type Logger, plainMessage } from './logger';
 
 // A client that declares `workspace/configuration` but never answers must not hang validation.
 const CONFIGURATION_TIMEOUT_MS = 5000;
@@ -126,7 +126,7 @@ export class SettingsStore {
     if (this.invalidGlobs.has(glob)) return;
     this.invalidGlobs.add(glob);
     const shown = glob.length > 80 ? `${glob.slice(0, 80)}…` : glob;
-    const message = `10xgraph.files: the glob ${JSON.stringify(shown)} is ignored: ${reason}. The other globs still apply; correct it in your settings.`;
+    const message = plainMessage(`10xgraph.files: the glob "${shown}" is ignored: ${reason}. The other globs still apply; correct it in your settings.`);
     this.logger.log(message);
     // A notification, not a request: nothing waits for the person to answer.
     void this.connection
