@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import { trimTrailingSlashes } from '10xgraph/live';
 
 /** The file-system path of a `file:` URI, or undefined for other schemes (untitled documents). */
-function fsPathOf(uri: string): string | undefined {
+export function fsPathOf(uri: string): string | undefined {
   if (!uri.startsWith('file:')) return undefined;
   try {
     return fileURLToPath(uri);

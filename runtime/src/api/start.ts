@@ -10,7 +10,7 @@ import { errorCodeOf, errorMessageOf } from '../graph/errors';
 import { analyzeConfig, LineIndex, type Problem, type RemoteToolSchema } from '../rules/index';
 import { loadConfigAgent } from '../agent/loadAgent';
 import { ConfigReadError, displayPath, readConfigText } from '../workspace/configFile';
-import { configFilesOf, defaultConfigPath, loadEnvFile } from '../workspace/configFiles';
+import { configFilesOf, defaultConfigPath, EnvFileError, loadEnvFile } from '../workspace/configFiles';
 import { startupImportProblems } from '../workspace/pythonModules';
 import { FILE_FIELDS } from '../rules/fields';
 import { MissingPeerError } from '../peers';
@@ -107,6 +107,16 @@ function envPathOf(text: string): string | undefined {
   }
 }
 
+/** Loads the env file, or refuses to start (exit 1) with the reason when it cannot be loaded whole. */
+function loadEnvFileOrRefuse(configPath: string, envPath: string, shown: string): string[] {
+  try {
+    return loadEnvFile(configPath, envPath);
+  } catch (error) {
+    if (error instanceof EnvFileError) throw new ApiStartupError(1, [`${shown}: error ${error.message}.`]);
+    throw error;
+  }
+}
+
 /** Problems in the order of the file. */
 function byOffset(problems: Problem[]): Problem[] {
   return problems.sort((a, b) => a.offset - b.offset);
@@ -125,8 +135,8 @@ export async function prepareAgent(configPath: string, shown = displayPath(confi
   const errorLines = (problems: Problem[]) => problems.filter(fatal).map((p) => formatProblemLine(shown, lines, { ...p, severity: 'error' }));
   // As the 10xGraph server does: the env file is loaded before the agent module is imported.
   const envPath = envPathOf(text);
-  const envLoaded = envPath === undefined ? [] : loadEnvFile(configPath, envPath);
-  const files = () => configFilesOf(configPath, new Set(Object.keys(process.env)));
+  const envLoaded = envPath === undefined ? [] : loadEnvFileOrRefuse(configPath, envPath, shown);
+  const files = () => configFilesOf(configPath, { environment: new Set(Object.keys(process.env)) });
   // The agent's module is needed before the graph rules can be judged. When it cannot be had,
   // the file is refused on its own problems (a file too broken to name an agent always has some).
   const loaded = await loadConfigAgent(configPath, text);

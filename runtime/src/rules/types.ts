@@ -102,6 +102,8 @@ export interface Graph {
 export interface ConfigFiles {
   /** Whether a file exists, by a path relative to the config's folder. */
   fileExists?(path: string): boolean;
+  /** What a path that exists but is no regular file is ("a FIFO", "a folder"), by a path relative to the config's folder; undefined otherwise. */
+  notRegular?(path: string): string | undefined;
   /** The names (never the values) of the variables a dotenv file sets, by its path relative to the config's folder; undefined when it cannot be read. */
   envNames?(path: string): ReadonlySet<string> | undefined;
   /** The names of the variables set in the environment the server runs in, when known (the start-up of `10xgraph api`). */

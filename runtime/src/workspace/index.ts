@@ -38,4 +38,5 @@ export {
 } from './pythonGraph';
 export type { PythonGraphRead, PythonModuleRead, PythonNodeSite, PythonUnread } from './pythonGraph';
 export { resolveAgentFile } from './agentFile';
+export { configFilesOf, MAX_ENV_FILE_BYTES, readEnvFile, type ConfigFilesOptions, type EnvFileRead } from './configFiles';
 export { moduleNamesOf, packageEntries, pythonModuleFiles } from './pythonModules';

@@ -11,6 +11,7 @@
  * reached through one), only folders and regular files are read, within the same bounds, and
  * nothing below a folder the walk leaves out (`node_modules`, `.gitignore`, the exclude setting).
  */
+import type { Dirent } from 'node:fs';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, sep } from 'node:path';
 import { GitIgnore } from './gitignore';
@@ -34,11 +35,18 @@ export const DEFAULT_INDEX_LIMITS: IndexLimits = { maxFiles: 20_000, maxFileByte
 const SKIPPED_FOLDERS = new Set(['node_modules', '.git', '.hg', '.svn', '__pycache__']);
 
 /**
- * A folder holding one of these is a Python environment (`pyvenv.cfg` of venv and virtualenv,
- * `conda-meta` of conda): installed packages, never the project's own sources, and often tens of
- * thousands of modules. The walk leaves it out, as it leaves out `node_modules`.
+ * A folder holding a file `pyvenv.cfg` (venv, virtualenv) or a folder `conda-meta` (conda) is a
+ * Python environment: installed packages and programs, never the project's own sources, and often
+ * tens of thousands of modules, kept in the folders below. The walk leaves those folders out, as
+ * it leaves out `node_modules`; the rest of the folder is walked as any other. So one planted
+ * marker hides no config or source beside it: only what sits where an environment keeps its packages.
  */
-const ENVIRONMENT_MARKERS = ['pyvenv.cfg', 'conda-meta'];
+function isEnvironmentMarker(entry: Dirent): boolean {
+  return (entry.name === 'pyvenv.cfg' && entry.isFile()) || (entry.name === 'conda-meta' && entry.isDirectory());
+}
+
+/** The folders of a Python environment (venv, virtualenv and conda; POSIX and Windows layouts) that hold what it installs. */
+const ENVIRONMENT_FOLDERS = new Set(['bin', 'Scripts', 'lib', 'lib64', 'Lib', 'include', 'Include', 'share', 'etc', 'Library', 'DLLs', 'libexec', 'pkgs', 'conda-meta']);
 
 /** One workspace folder to index, the globs of its configs (`10xgraph.files`) and those it excludes (`10xgraph.project.exclude`). */
 export interface IndexRoot {
@@ -82,7 +90,7 @@ const SLICE_MS = 10;
 /** The sources and configs of the project's folders and what each says about the project. */
 export class ProjectIndex<F extends object> {
   private readonly files = new Map<string, { facts: F; bytes: number }>();
-  /** The Python environments the walk found and left out (see `ENVIRONMENT_MARKERS`). */
+  /** The Python environments the walk found, whose `ENVIRONMENT_FOLDERS` it left out. */
   private readonly environments = new Set<string>();
   /** Facts of open documents, which win over the disk. */
   private readonly open = new Map<string, F>();
@@ -328,10 +336,8 @@ export class ProjectIndex<F extends object> {
       } catch {
         continue;
       }
-      if (dir !== folder && entries.some((e) => ENVIRONMENT_MARKERS.includes(e.name))) {
-        this.environments.add(dir);
-        continue;
-      }
+      const environment = dir !== folder && entries.some(isEnvironmentMarker);
+      if (environment) this.environments.add(dir);
       await this.loadIgnore(dir);
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const entry of entries) {
@@ -342,7 +348,7 @@ export class ProjectIndex<F extends object> {
         if (scan !== this.scan) return;
         const path = join(dir, entry.name);
         if (entry.isDirectory()) {
-          if (!SKIPPED_FOLDERS.has(entry.name) && !(await this.isIgnored(root, path, true))) queue.push(path);
+          if (!SKIPPED_FOLDERS.has(entry.name) && !(environment && ENVIRONMENT_FOLDERS.has(entry.name)) && !(await this.isIgnored(root, path, true))) queue.push(path);
           continue;
         }
         if (!entry.isFile() || !this.isWanted(root, path) || (await this.isIgnored(root, path, false))) continue;
@@ -400,7 +406,9 @@ export class ProjectIndex<F extends object> {
     if (root.exclude.length > 0 && matchAny(root.exclude, [fromRoot, fromRoot + (isFolder ? '/' : '')])) return true;
     const parts = fromRoot.split('/');
     if (parts.some((p) => SKIPPED_FOLDERS.has(p))) return true;
-    for (let dir = dirname(path); dir.length > root.path.length; dir = dirname(dir)) if (this.environments.has(dir)) return true;
+    for (let dir = dirname(path); dir.length > root.path.length; dir = dirname(dir)) {
+      if (ENVIRONMENT_FOLDERS.has(basename(dir)) && this.environments.has(dirname(dir))) return true;
+    }
     let verdict = false;
     let dir = root.path;
     for (let i = 0; i < parts.length; i++) {

@@ -34,11 +34,18 @@ export async function readRegularFile(path: string, maxBytes: number, followLink
     const info = await handle.stat();
     if (!info.isFile()) return { skipped: 'it is not a regular file' };
     if (info.size > maxBytes) return { skipped: `it is larger than ${formatBytes(maxBytes)}` };
-    // One byte more than the size read: a file that grew past the bound meanwhile is caught too.
-    const buffer = Buffer.allocUnsafe(info.size + 1);
+    // Read to the end, not to the size `stat` gives: the files of /proc say 0 and hold text. One
+    // byte more than the bound is the most read, so a file that grew past it meanwhile is caught.
+    let buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(info.size + 1, 4096)));
     let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+    for (;;) {
+      if (filled === buffer.length) {
+        if (buffer.length > maxBytes) break;
+        const larger = Buffer.allocUnsafe(Math.min(maxBytes + 1, buffer.length * 2));
+        buffer.copy(larger, 0, 0, filled);
+        buffer = larger;
+      }
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
